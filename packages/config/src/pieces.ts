@@ -1,0 +1,67 @@
+import { z } from "zod";
+
+// Reusable env pieces; each service's env.ts composes the ones it needs with `.extend(...)`.
+
+const port = (fallback: number) => z.coerce.number().int().min(1).max(65535).default(fallback);
+const bool = z
+  .enum(["true", "false", "1", "0", ""])
+  .default("false")
+  .transform((v) => v === "true" || v === "1");
+
+export const baseEnv = z.object({
+  NODE_ENV: z.enum(["development", "test", "production"]).default("development"),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  /** Grace period for SIGTERM: stop taking work, finish in-flight, close broker and DB. */
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().positive().default(25_000),
+});
+
+export const httpEnv = (publicPort: number, internalPort?: number) =>
+  z.object({
+    HOST: z.string().default("0.0.0.0"),
+    PORT: port(publicPort),
+    ...(internalPort ? { INTERNAL_PORT: port(internalPort) } : {}),
+  });
+
+export const dbEnv = z.object({
+  DATABASE_URL: z.string().url().default("postgresql://postgres@127.0.0.1:5432/emailsvc"),
+  DATABASE_POOL_MAX: z.coerce.number().int().positive().default(10),
+});
+
+export const rabbitEnv = z.object({
+  RABBITMQ_URL: z.string().url().default("amqp://guest:guest@127.0.0.1:5672"),
+});
+
+export const redisEnv = z.object({
+  REDIS_URL: z.string().url().default("redis://127.0.0.1:6379/0"),
+});
+
+export const providerEnv = z.object({
+  AWS_REGION: z.string().default("us-east-1"),
+  /** Local overrides (provider simulator, s3rver); unset in production to reach AWS. */
+  SES_ENDPOINT: z.string().url().optional(),
+  S3_ENDPOINT: z.string().url().optional(),
+  SNS_ENDPOINT: z.string().url().optional(),
+  AWS_ACCESS_KEY_ID: z.string().optional(),
+  AWS_SECRET_ACCESS_KEY: z.string().optional(),
+});
+
+export const apiKeyEncryptionEnv = z.object({
+  /** AES-256-GCM key (64 hex chars) for stored API keys; outbound webhooks are signed with the plaintext key. */
+  API_KEY_ENCRYPTION_KEY: z.string().regex(/^[0-9a-fA-F]{64}$/, "must be 64 hex characters (32 bytes)"),
+});
+
+export const trackingEnv = z.object({
+  /** HMAC key for tracking links, so /t/c never becomes an open redirect. */
+  TRACKING_SECRET: z.string().min(16, "must be at least 16 characters"),
+  PUBLIC_BASE_URL: z.string().url().default("http://localhost:8080"),
+});
+
+export const inboundEnv = z.object({
+  INBOUND_DOMAIN: z.string().min(3).default("inbound.localhost"),
+});
+
+export const adminEnv = z.object({
+  ADMIN_TOKEN: z.string().min(16, "must be at least 16 characters"),
+});
+
+export const envBool = bool;

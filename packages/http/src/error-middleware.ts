@@ -1,0 +1,43 @@
+import type { ErrorRequestHandler, RequestHandler } from "express";
+import type { Logger } from "@emailsvc/observability";
+import { AppError, ErrorCode } from "./errors";
+
+interface BodyParserError extends Error {
+  type?: string;
+  status?: number;
+}
+
+/** Maps any error to the spec's body shape `{ success: false, error }`; never leaks internals on 500. */
+export function errorMiddleware(logger: Logger): ErrorRequestHandler {
+  return (err: unknown, req, res, _next) => {
+    let appErr: AppError;
+    if (err instanceof AppError) {
+      appErr = err;
+    } else {
+      const bp = err as BodyParserError;
+      if (bp?.type === "entity.too.large") appErr = new AppError(ErrorCode.PAYLOAD_TOO_LARGE, "Request body too large");
+      else if (bp?.type === "entity.parse.failed") appErr = new AppError(ErrorCode.VALIDATION, "Invalid JSON body");
+      else if (bp?.type === "encoding.unsupported" || bp?.type === "charset.unsupported")
+        appErr = new AppError(ErrorCode.UNSUPPORTED_MEDIA_TYPE, "Unsupported request encoding");
+      else if (typeof bp?.status === "number" && bp.status >= 400 && bp.status < 500)
+        appErr = new AppError(ErrorCode.VALIDATION, "Invalid request");
+      else appErr = new AppError(ErrorCode.INTERNAL, "Internal server error", { cause: err });
+    }
+    const log = appErr.status >= 500 ? logger.error.bind(logger) : logger.debug.bind(logger);
+    log({ err: appErr.status >= 500 ? (appErr.options.cause ?? appErr) : undefined, path: req.path, status: appErr.status }, appErr.message);
+    if (res.headersSent) return;
+    res.status(appErr.status).json(appErr.toBody());
+  };
+}
+
+export const notFoundHandler: RequestHandler = (_req, _res, next) => {
+  next(new AppError(ErrorCode.NOT_FOUND, "Not found"));
+};
+
+/** 415 for anything but JSON (spec 4.4: the internal send endpoint). */
+export const requireJson: RequestHandler = (req, _res, next) => {
+  if (!req.is("application/json")) {
+    return next(new AppError(ErrorCode.UNSUPPORTED_MEDIA_TYPE, "Content-Type must be application/json"));
+  }
+  next();
+};

@@ -1,0 +1,7 @@
+export * from "./auth";
+export * from "./error-middleware";
+export * from "./errors";
+export * from "./finish-app";
+export * from "./lifecycle";
+export * from "./service-app";
+export * from "./validate";

@@ -1,0 +1,79 @@
+import { randomUUID } from "node:crypto";
+import express, { type Express, type RequestHandler } from "express";
+import { pinoHttp } from "pino-http";
+import { type Logger, type Metrics, runWithContext } from "@emailsvc/observability";
+
+export interface ReadinessCheck {
+  name: string;
+  check: () => Promise<boolean> | boolean;
+}
+
+export interface ServiceAppOptions {
+  logger: Logger;
+  metrics: Metrics;
+  /** /readyz is 200 only when every check passes (DB ping, broker topology declared, ...). */
+  readiness?: ReadinessCheck[];
+  /** Set false while shutting down so load balancers stop sending traffic before the server closes. */
+  isAcceptingTraffic?: () => boolean;
+}
+
+/** Request id from `X-Request-Id` (gateway) or a new one; echoed back and present in every log line. */
+const requestContext: RequestHandler = (req, res, next) => {
+  const incoming = req.header("x-request-id");
+  const requestId = incoming && /^[\w.:-]{1,128}$/.test(incoming) ? incoming : randomUUID();
+  res.setHeader("X-Request-Id", requestId);
+  (req as { id?: string }).id = requestId;
+  runWithContext({ requestId }, next);
+};
+
+/**
+ * Express app with what every service shares: request ids, JSON access logs, metrics, and the
+ * /healthz, /readyz, /metrics endpoints. Routes and the error middleware are added by the caller
+ * (`finishApp`) so each service keeps its own route table.
+ */
+export function createServiceApp(opts: ServiceAppOptions): Express {
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("trust proxy", true);
+  app.set("query parser", "simple");
+
+  app.get("/healthz", (_req, res) => {
+    res.json({ status: "ok" });
+  });
+  app.get("/readyz", async (_req, res) => {
+    const results: Record<string, boolean> = {};
+    for (const c of opts.readiness ?? []) {
+      try {
+        results[c.name] = await c.check();
+      } catch {
+        results[c.name] = false;
+      }
+    }
+    const accepting = opts.isAcceptingTraffic ? opts.isAcceptingTraffic() : true;
+    const ok = accepting && Object.values(results).every(Boolean);
+    res.status(ok ? 200 : 503).json({ status: ok ? "ready" : "not_ready", accepting, checks: results });
+  });
+  app.get("/metrics", async (_req, res) => {
+    res.setHeader("Content-Type", opts.metrics.registry.contentType);
+    res.send(await opts.metrics.registry.metrics());
+  });
+
+  app.use(requestContext);
+  app.use(
+    pinoHttp({
+      logger: opts.logger,
+      genReqId: (req) => (req as { id?: string }).id ?? randomUUID(),
+      autoLogging: { ignore: (req) => req.url === "/healthz" || req.url === "/readyz" || req.url === "/metrics" },
+      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? "error" : res.statusCode >= 400 ? "warn" : "info"),
+    }),
+  );
+  app.use((req, res, next) => {
+    const end = opts.metrics.httpDuration.startTimer();
+    res.on("finish", () => {
+      const route = (req.route as { path?: string } | undefined)?.path ?? "unmatched";
+      end({ method: req.method, route: `${req.baseUrl}${route}`, status: String(res.statusCode) });
+    });
+    next();
+  });
+  return app;
+}

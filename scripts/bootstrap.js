@@ -1,0 +1,65 @@
+#!/usr/bin/env node
+// Entry point behind `npm start` / `npm test` (and `pnpm start` / `pnpm test`): on a machine that has
+// only Node 20 and npm it installs the pinned pnpm and the workspace dependencies first, so the two
+// README commands are the whole set-up. Plain CommonJS with no dependencies on purpose.
+"use strict";
+const { spawnSync } = require("node:child_process");
+const fs = require("node:fs");
+const path = require("node:path");
+
+const PNPM_VERSION = "10.34.9";
+const root = path.resolve(__dirname, "..");
+const localBin = path.join(root, ".local", "tools", "node_modules", ".bin");
+
+function run(cmd, args, opts = {}) {
+  const r = spawnSync(cmd, args, { stdio: "inherit", cwd: root, ...opts });
+  if (r.error) throw r.error;
+  return r.status ?? 1;
+}
+
+function hasPnpm(bin) {
+  const r = spawnSync(bin, ["--version"], { encoding: "utf8" });
+  return r.status === 0 && r.stdout.trim().startsWith("10.");
+}
+
+function ensurePnpm() {
+  if (hasPnpm("pnpm")) return "pnpm";
+  const local = path.join(localBin, "pnpm");
+  if (hasPnpm(local)) return local;
+  console.log(`[bootstrap] installing pnpm@${PNPM_VERSION} into .local/tools`);
+  const status = run("npm", ["install", "--no-save", "--no-audit", "--no-fund", "--prefix", path.join(root, ".local", "tools"), `pnpm@${PNPM_VERSION}`]);
+  if (status !== 0 || !hasPnpm(local)) {
+    console.error("[bootstrap] could not install pnpm; install it with: npm i -g pnpm@" + PNPM_VERSION);
+    process.exit(1);
+  }
+  return local;
+}
+
+function ensureDeps(pnpm) {
+  const marker = path.join(root, "node_modules", ".modules.yaml");
+  const lock = path.join(root, "pnpm-lock.yaml");
+  const fresh = fs.existsSync(marker) && fs.statSync(marker).mtimeMs >= fs.statSync(lock).mtimeMs;
+  if (fresh) return;
+  console.log("[bootstrap] installing dependencies (pnpm install --frozen-lockfile)");
+  const status = run(pnpm, ["install", "--frozen-lockfile"]);
+  if (status !== 0) process.exit(status);
+}
+
+const [command, ...rest] = process.argv.slice(2);
+const pnpm = ensurePnpm();
+ensureDeps(pnpm);
+const env = { ...process.env, TURBO_TELEMETRY_DISABLED: "1", PATH: `${localBin}${path.delimiter}${process.env.PATH}` };
+
+switch (command) {
+  case "start":
+    process.exitCode = run(pnpm, ["exec", "tsx", "--conditions=development", "tools/dev-stack/src/start.ts", ...rest], { env });
+    break;
+  case "test":
+    process.exitCode = run(pnpm, ["exec", "turbo", "run", "test", "--concurrency=2", "--output-logs=errors-only", ...rest], { env });
+    break;
+  case undefined:
+    break;
+  default:
+    console.error(`unknown command ${command}; use start or test`);
+    process.exitCode = 2;
+}
