@@ -1,0 +1,184 @@
+import { Router } from "express";
+import { AppError, ErrorCode, parseInput } from "@emailsvc/http";
+import {
+  createProject,
+  decryptSecret,
+  regenerateApiKey,
+  type Db,
+} from "@emailsvc/db";
+import { z } from "zod";
+import {
+  addSenderSchema,
+  createProjectSchema,
+  keyModeSchema,
+  templateSchema,
+  updateProjectSchema,
+  updateTemplateSchema,
+} from "./admin.schemas";
+import { adminOpenApi } from "./admin.openapi";
+
+export interface AdminDeps {
+  db: Db;
+  encryptionKey: string;
+}
+
+const uuid = z.string().uuid();
+
+type ProjectRow = Awaited<ReturnType<Db["prisma"]["project"]["findFirstOrThrow"]>>;
+
+function projectView(p: ProjectRow) {
+  return {
+    id: p.id,
+    name: p.name,
+    webhook_url: p.webhookUrl,
+    webhook_url_dev: p.webhookUrlDev,
+    inbound_webhook_url: p.inboundWebhookUrl,
+    inbound_webhook_url_dev: p.inboundWebhookUrlDev,
+    default_timezone: p.defaultTimezone,
+    total_sent: Number(p.totalSent),
+    created_at: p.createdAt.toISOString(),
+  };
+}
+
+function settingsData(body: z.output<typeof updateProjectSchema>) {
+  return {
+    ...(body.name !== undefined ? { name: body.name } : {}),
+    ...(body.webhook_url !== undefined ? { webhookUrl: body.webhook_url } : {}),
+    ...(body.webhook_url_dev !== undefined ? { webhookUrlDev: body.webhook_url_dev } : {}),
+    ...(body.inbound_webhook_url !== undefined ? { inboundWebhookUrl: body.inbound_webhook_url } : {}),
+    ...(body.inbound_webhook_url_dev !== undefined ? { inboundWebhookUrlDev: body.inbound_webhook_url_dev } : {}),
+    ...(body.default_timezone !== undefined ? { defaultTimezone: body.default_timezone } : {}),
+  };
+}
+
+async function findProject(db: Db, projectId: string): Promise<ProjectRow> {
+  const p = uuid.safeParse(projectId).success ? await db.prisma.project.findUnique({ where: { id: projectId } }) : null;
+  if (!p) throw new AppError(ErrorCode.NOT_FOUND, "Project not found");
+  return p;
+}
+
+/** Internal admin API: projects, keys, templates and local verified senders. Guarded by adminAuth. */
+export function adminRouter(deps: AdminDeps): Router {
+  const { db } = deps;
+  const r = Router();
+
+  r.get("/openapi.json", (_req, res) => {
+    res.json(adminOpenApi());
+  });
+
+  r.post("/projects", async (req, res) => {
+    const body = parseInput(createProjectSchema, req.body);
+    const created = await createProject(
+      db,
+      { name: body.name, legacyLiveKey: body.legacy_live_key ?? false, ...settingsData(body) },
+      deps.encryptionKey,
+    );
+    res.status(201).json({
+      success: true,
+      project: projectView(created.project),
+      live_key: created.liveKey,
+      test_key: created.testKey,
+    });
+  });
+
+  r.get("/projects", async (_req, res) => {
+    const rows = await db.prisma.project.findMany({ orderBy: { createdAt: "asc" }, take: 500 });
+    res.json({ success: true, projects: rows.map(projectView) });
+  });
+
+  r.get("/projects/:projectId", async (req, res) => {
+    res.json({ success: true, project: projectView(await findProject(db, req.params.projectId)) });
+  });
+
+  r.patch("/projects/:projectId", async (req, res) => {
+    const body = parseInput(updateProjectSchema, req.body);
+    await findProject(db, req.params.projectId);
+    const p = await db.prisma.project.update({ where: { id: req.params.projectId }, data: settingsData(body) });
+    res.json({ success: true, project: projectView(p) });
+  });
+
+  // "Show" control of the integration settings: the plaintext of the active live and test keys.
+  r.get("/projects/:projectId/keys", async (req, res) => {
+    const project = await findProject(db, req.params.projectId);
+    const keys = await db.prisma.apiKey.findMany({ where: { projectId: project.id, revokedAt: null } });
+    const view = (mode: "live" | "test") => {
+      const k = keys.find((x) => x.mode === mode);
+      return k
+        ? { key: decryptSecret(k.keyCiphertext, deps.encryptionKey), prefix: k.prefix, created_at: k.createdAt.toISOString() }
+        : null;
+    };
+    res.json({ success: true, project_id: project.id, live: view("live"), test: view("test") });
+  });
+
+  // Regenerating one mode's key invalidates its previous key at once and leaves the other mode untouched.
+  r.post("/projects/:projectId/keys/:mode/regenerate", async (req, res) => {
+    const mode = parseInput(keyModeSchema, req.params.mode);
+    const project = await findProject(db, req.params.projectId);
+    const key = await regenerateApiKey(db, project.id, mode, deps.encryptionKey);
+    res.json({ success: true, project_id: project.id, mode, key });
+  });
+
+  r.get("/projects/:projectId/templates", async (req, res) => {
+    const project = await findProject(db, req.params.projectId);
+    const rows = await db.prisma.template.findMany({ where: { projectId: project.id }, orderBy: { internalId: "asc" } });
+    res.json({ success: true, templates: rows.map(templateView) });
+  });
+
+  r.post("/projects/:projectId/templates", async (req, res) => {
+    const body = parseInput(templateSchema, req.body);
+    const project = await findProject(db, req.params.projectId);
+    const template = await db.prisma.$transaction(async (tx) => {
+      // Per-project auto-increment: the counter row is locked by the UPDATE, so concurrent creates serialize.
+      const { templateSeq } = await tx.project.update({
+        where: { id: project.id },
+        data: { templateSeq: { increment: 1 } },
+        select: { templateSeq: true },
+      });
+      return tx.template.create({
+        data: { projectId: project.id, internalId: templateSeq, name: body.name, subject: body.subject, html: body.html, text: body.text ?? null },
+      });
+    });
+    res.status(201).json({ success: true, template: templateView(template) });
+  });
+
+  r.put("/projects/:projectId/templates/:templateId", async (req, res) => {
+    const body = parseInput(updateTemplateSchema, req.body);
+    const project = await findProject(db, req.params.projectId);
+    const existing = uuid.safeParse(req.params.templateId).success
+      ? await db.prisma.template.findFirst({ where: { projectId: project.id, id: req.params.templateId } })
+      : null;
+    if (!existing) throw new AppError(ErrorCode.NOT_FOUND, "Template not found");
+    const t = await db.prisma.template.update({ where: { id: existing.id }, data: body });
+    res.json({ success: true, template: templateView(t) });
+  });
+
+  // Local use: a sender address marked verified without the provider round trip (dev stack, demos, tests).
+  r.post("/projects/:projectId/senders", async (req, res) => {
+    const body = parseInput(addSenderSchema, req.body);
+    const project = await findProject(db, req.params.projectId);
+    const sender = await db.prisma.senderProfile.upsert({
+      where: { projectId_senderEmail: { projectId: project.id, senderEmail: body.email } },
+      create: { projectId: project.id, senderEmail: body.email, senderName: body.name, emailVerified: true, active: true },
+      update: { senderName: body.name, emailVerified: true, active: true },
+    });
+    res.status(201).json({
+      success: true,
+      sender: { id: sender.id, sender_email: sender.senderEmail, sender_name: sender.senderName, email_verified: sender.emailVerified },
+    });
+  });
+
+  return r;
+}
+
+type TemplateRow = Awaited<ReturnType<Db["prisma"]["template"]["findFirstOrThrow"]>>;
+function templateView(t: TemplateRow) {
+  return {
+    template_id: t.id,
+    template_internal_id: t.internalId,
+    name: t.name,
+    subject: t.subject,
+    html: t.html,
+    text: t.text,
+    updated_at: t.updatedAt.toISOString(),
+  };
+}

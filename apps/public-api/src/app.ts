@@ -1,0 +1,30 @@
+import express, { type Express } from "express";
+import { createServiceApp, finishApp, type Lifecycle } from "@emailsvc/http";
+import { baseReadiness } from "@emailsvc/runtime";
+import { adminAuth } from "./admin/admin-auth";
+import { adminRouter } from "./admin/admin.routes";
+import type { Deps } from "./deps";
+
+type Traffic = Pick<Lifecycle, "isAcceptingTraffic">;
+
+function baseApp(deps: Deps, lifecycle?: Traffic): Express {
+  return createServiceApp({
+    logger: deps.logger,
+    metrics: deps.metrics,
+    readiness: baseReadiness(deps),
+    ...(lifecycle ? { isAcceptingTraffic: lifecycle.isAcceptingTraffic } : {}),
+  });
+}
+
+/** Public port: the /v1 API (Bearer key). */
+export function createApp(deps: Deps, lifecycle?: Traffic): Express {
+  const app = baseApp(deps, lifecycle);
+  return finishApp(app, deps.logger);
+}
+
+/** Internal port (cluster only, never routed by the gateway): POST /send-email, /trigger-job, /admin. */
+export function createInternalApp(deps: Deps, lifecycle?: Traffic): Express {
+  const app = baseApp(deps, lifecycle);
+  app.use("/admin", adminAuth(deps.env.ADMIN_TOKEN), express.json({ limit: "2mb" }), adminRouter({ db: deps.db, encryptionKey: deps.env.API_KEY_ENCRYPTION_KEY }));
+  return finishApp(app, deps.logger);
+}

@@ -1,0 +1,31 @@
+import { clickUrl, openPixelUrl } from "./tracking-signature";
+
+export interface TrackingOptions {
+  activityId: string;
+  baseUrl: string;
+  secret: string;
+  /** Click tracking can be switched off per send; the open pixel is always added when tracking is on. */
+  clicks?: boolean;
+}
+
+const ANCHOR_HREF = /(<a\b[^>]*?\bhref\s*=\s*)(["'])(https?:\/\/[^"']+)\2/gi;
+
+const decodeAttr = (v: string) => v.replace(/&amp;/g, "&");
+const encodeAttr = (v: string) => v.replace(/&/g, "&amp;").replace(/"/g, "&quot;");
+
+/**
+ * Rewrites every absolute http(s) link through the signed click endpoint and adds the 1×1 open pixel before
+ * `</body>` (or at the end). mailto:, tel:, anchors and relative links are left alone.
+ */
+export function injectTracking(html: string, opts: TrackingOptions): string {
+  const withLinks =
+    opts.clicks === false
+      ? html
+      : html.replace(ANCHOR_HREF, (_m, head: string, _q: string, url: string) => {
+          const tracked = clickUrl(opts.baseUrl, opts.secret, opts.activityId, decodeAttr(url));
+          return `${head}"${encodeAttr(tracked)}"`;
+        });
+  const pixel = `<img src="${openPixelUrl(opts.baseUrl, opts.activityId)}" width="1" height="1" alt="" style="display:none;border:0;width:1px;height:1px" />`;
+  const bodyEnd = withLinks.search(/<\/body\s*>/i);
+  return bodyEnd >= 0 ? `${withLinks.slice(0, bodyEnd)}${pixel}${withLinks.slice(bodyEnd)}` : `${withLinks}${pixel}`;
+}

@@ -1,0 +1,27 @@
+import { createHmac, timingSafeEqual } from "node:crypto";
+
+/**
+ * Click links are rewritten to `/t/c/:activityId?url=<original>&sig=<hmac>`; the click endpoint redirects only
+ * when the signature matches, so it can never be used as an open redirect for URLs we did not write.
+ * The signature covers the activity id and the exact original URL.
+ */
+export function signTrackedUrl(secret: string, activityId: string, url: string): string {
+  return createHmac("sha256", secret).update(`${activityId}\n${url}`).digest("base64url").slice(0, 32);
+}
+
+export function verifyTrackedUrl(secret: string, activityId: string, url: string, sig: string | undefined): boolean {
+  if (!sig) return false;
+  const expected = Buffer.from(signTrackedUrl(secret, activityId, url));
+  const given = Buffer.from(sig);
+  return expected.length === given.length && timingSafeEqual(expected, given);
+}
+
+/** The public click URL for a link, as written into the HTML at send time. */
+export function clickUrl(baseUrl: string, secret: string, activityId: string, url: string): string {
+  const sig = signTrackedUrl(secret, activityId, url);
+  return `${baseUrl.replace(/\/$/, "")}/t/c/${activityId}?url=${encodeURIComponent(url)}&sig=${sig}`;
+}
+
+export function openPixelUrl(baseUrl: string, activityId: string): string {
+  return `${baseUrl.replace(/\/$/, "")}/t/o/${activityId}`;
+}

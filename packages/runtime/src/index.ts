@@ -1,0 +1,4 @@
+export * from "./base-deps";
+export * from "./base-env";
+export * from "./serve";
+export * from "./run-service";

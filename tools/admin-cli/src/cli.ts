@@ -1,0 +1,88 @@
+/**
+ * `pnpm admin …`: the command line over the internal admin API (projects, keys, templates, senders).
+ * Run `pnpm admin --help` for the list.
+ */
+import fs from "node:fs";
+import { Command } from "commander";
+import { call, resolveTarget } from "./client";
+
+const program = new Command("admin").description("Manage projects, keys, templates and senders of a running stack");
+const print = (value: unknown) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+const target = () => resolveTarget();
+
+const projects = program.command("projects").description("create, list, show and update projects");
+projects
+  .command("create")
+  .requiredOption("--name <name>")
+  .option("--legacy-live-key", "issue the live key with the legacy sk_proj_ prefix")
+  .action(async (o: { name: string; legacyLiveKey?: boolean }) =>
+    print(await call(target(), "POST", "/projects", { name: o.name, legacy_live_key: Boolean(o.legacyLiveKey) })),
+  );
+projects.command("list").action(async () => print(await call(target(), "GET", "/projects")));
+projects.command("show <projectId>").action(async (id: string) => print(await call(target(), "GET", `/projects/${id}`)));
+projects
+  .command("set <projectId>")
+  .description("set webhook URLs and default_timezone (pass an empty string to clear a URL)")
+  .option("--name <name>")
+  .option("--webhook-url <url>")
+  .option("--webhook-url-dev <url>")
+  .option("--inbound-webhook-url <url>")
+  .option("--inbound-webhook-url-dev <url>")
+  .option("--default-timezone <iana>")
+  .action(async (id: string, o: Record<string, string | undefined>) => {
+    const v = (x: string | undefined) => (x === undefined ? undefined : x === "" ? null : x);
+    print(
+      await call(target(), "PATCH", `/projects/${id}`, {
+        name: o.name,
+        webhook_url: v(o.webhookUrl),
+        webhook_url_dev: v(o.webhookUrlDev),
+        inbound_webhook_url: v(o.inboundWebhookUrl),
+        inbound_webhook_url_dev: v(o.inboundWebhookUrlDev),
+        default_timezone: v(o.defaultTimezone),
+      }),
+    );
+  });
+
+const keys = program.command("keys").description("show or regenerate the live and test keys");
+keys.command("show <projectId>").action(async (id: string) => print(await call(target(), "GET", `/projects/${id}/keys`)));
+keys
+  .command("regenerate <projectId> <mode>")
+  .description("mode is live or test; the old key of that mode stops working at once")
+  .action(async (id: string, mode: string) => print(await call(target(), "POST", `/projects/${id}/keys/${mode}/regenerate`)));
+
+const templates = program.command("templates").description("create, update and list templates");
+templates.command("list <projectId>").action(async (id: string) => print(await call(target(), "GET", `/projects/${id}/templates`)));
+const readHtml = (o: { html?: string; htmlFile?: string }) => (o.htmlFile ? fs.readFileSync(o.htmlFile, "utf8") : o.html);
+templates
+  .command("create <projectId>")
+  .requiredOption("--name <name>")
+  .requiredOption("--subject <subject>")
+  .option("--html <html>")
+  .option("--html-file <path>")
+  .option("--text <text>")
+  .action(async (id: string, o: { name: string; subject: string; html?: string; htmlFile?: string; text?: string }) =>
+    print(await call(target(), "POST", `/projects/${id}/templates`, { name: o.name, subject: o.subject, html: readHtml(o), text: o.text })),
+  );
+templates
+  .command("update <projectId> <templateId>")
+  .option("--name <name>")
+  .option("--subject <subject>")
+  .option("--html <html>")
+  .option("--html-file <path>")
+  .option("--text <text>")
+  .action(async (id: string, tid: string, o: { name?: string; subject?: string; html?: string; htmlFile?: string; text?: string }) =>
+    print(await call(target(), "PUT", `/projects/${id}/templates/${tid}`, { name: o.name, subject: o.subject, html: readHtml(o), text: o.text })),
+  );
+
+program
+  .command("add-sender <projectId> <email>")
+  .description("add a verified sender address (local use; production verifies through /domains)")
+  .option("--name <name>", "display name", "Sender")
+  .action(async (id: string, email: string, o: { name: string }) =>
+    print(await call(target(), "POST", `/projects/${id}/senders`, { email, name: o.name })),
+  );
+
+program.parseAsync(process.argv).catch((err: unknown) => {
+  process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

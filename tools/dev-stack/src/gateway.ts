@@ -1,0 +1,36 @@
+import http from "node:http";
+import httpProxy from "http-proxy";
+import { routeFor, SERVICES, type ServiceSpec } from "./services";
+
+/**
+ * The local stand-in for the nginx gateway (no nginx on a bare dev machine): routes only the public path
+ * prefixes; internal routes (/send-email, /trigger-*, /admin) are never reachable through it.
+ */
+export function startGateway(port: number, services: ServiceSpec[] = SERVICES, host = "127.0.0.1"): Promise<http.Server> {
+  const proxy = httpProxy.createProxyServer({ xfwd: true });
+  proxy.on("error", (_err, _req, res) => {
+    if (res instanceof http.ServerResponse && !res.headersSent) {
+      res.writeHead(502, { "Content-Type": "application/json" });
+      res.end(JSON.stringify({ success: false, error: "Upstream unavailable" }));
+    }
+  });
+  const server = http.createServer((req, res) => {
+    const path = req.url ?? "/";
+    if (path === "/healthz") {
+      res.writeHead(200, { "Content-Type": "application/json" });
+      res.end('{"status":"ok"}');
+      return;
+    }
+    const svc = routeFor(path, services);
+    if (!svc) {
+      res.writeHead(404, { "Content-Type": "application/json" });
+      res.end(JSON.stringify({ success: false, error: "Not found" }));
+      return;
+    }
+    proxy.web(req, res, { target: `http://127.0.0.1:${svc.port}` });
+  });
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => resolve(server));
+  });
+}

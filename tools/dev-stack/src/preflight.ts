@@ -1,0 +1,51 @@
+import net from "node:net";
+
+export interface Dependency {
+  name: string;
+  host: string;
+  port: number;
+  fix: string;
+}
+
+/** What `pnpm start` needs running on localhost, with the command that starts each one. */
+export const DEPENDENCIES: Dependency[] = [
+  {
+    name: "PostgreSQL",
+    host: "127.0.0.1",
+    port: 5432,
+    fix: "sudo apt-get install -y postgresql && sudo pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start",
+  },
+  {
+    name: "RabbitMQ",
+    host: "127.0.0.1",
+    port: 5672,
+    fix: "sudo apt-get install -y rabbitmq-server && sudo rabbitmq-server -detached",
+  },
+  {
+    name: "Redis",
+    host: "127.0.0.1",
+    port: 6379,
+    fix: "sudo apt-get install -y redis-server && redis-server --daemonize yes --port 6379",
+  },
+];
+
+export function canConnect(host: string, port: number, timeoutMs = 1500): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host, port });
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(timeoutMs, () => done(false));
+    socket.once("connect", () => done(true));
+    socket.once("error", () => done(false));
+  });
+}
+
+/** Returns one readable line per missing dependency (empty when all answer). */
+export async function missingDependencies(deps = DEPENDENCIES): Promise<string[]> {
+  const results = await Promise.all(deps.map(async (d) => ((await canConnect(d.host, d.port)) ? null : d)));
+  return results
+    .filter((d): d is Dependency => d !== null)
+    .map((d) => `${d.name} is not answering on ${d.host}:${d.port}. Start it with:\n    ${d.fix}`);
+}

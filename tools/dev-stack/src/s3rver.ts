@@ -1,0 +1,18 @@
+// s3rver as its own process for the local stack (the S3 stand-in; see TOOLCHAIN.md).
+import fs from "node:fs";
+import S3rver from "s3rver";
+
+const port = Number(process.env.S3_PORT ?? 4569);
+const directory = process.env.S3_DIR ?? ".local/s3";
+fs.mkdirSync(directory, { recursive: true });
+const server = new S3rver({ port, address: "127.0.0.1", directory, silent: true, configureBuckets: [{ name: "inbound-mail" }, { name: "attachments" }] });
+server.run().then(
+  () => process.stdout.write(`s3rver listening on ${port}\n`),
+  (err: unknown) => {
+    process.stderr.write(`s3rver failed: ${String(err)}\n`);
+    process.exit(1);
+  },
+);
+const stop = () => void server.close().finally(() => process.exit(0));
+process.once("SIGTERM", stop);
+process.once("SIGINT", stop);

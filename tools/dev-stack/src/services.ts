@@ -1,0 +1,40 @@
+/**
+ * The local stack's service table: ports and public path prefixes. The nginx gateway (infra/gateway) and the
+ * Kubernetes Ingress route the same prefixes; tools/dev-stack/test checks they agree.
+ */
+export interface ServiceSpec {
+  name: string;
+  port: number;
+  internalPort?: number;
+  /** Public path prefixes routed to this service by the gateway. */
+  publicPrefixes: string[];
+}
+
+export const SERVICES: ServiceSpec[] = [
+  { name: "public-api", port: 3001, internalPort: 3101, publicPrefixes: ["/v1/"] },
+  { name: "domain-service", port: 3002, publicPrefixes: ["/domains"] },
+  { name: "send-worker", port: 3003, publicPrefixes: [] },
+  { name: "campaign-dispatcher", port: 3004, internalPort: 3104, publicPrefixes: [] },
+  { name: "scheduler", port: 3005, publicPrefixes: [] },
+  { name: "notification-ingest", port: 3006, publicPrefixes: ["/webhooks/provider", "/t/"] },
+  { name: "inbound-mail", port: 3007, publicPrefixes: ["/api/inbound/"] },
+  { name: "webhook-dispatcher", port: 3008, publicPrefixes: [] },
+  { name: "shop-ingest", port: 3009, publicPrefixes: ["/webhooks/shop/"] },
+];
+
+export const GATEWAY_PORT = 8080;
+export const SIMULATOR_PORT = 4566;
+export const S3_PORT = 4569;
+
+/** Longest prefix wins, like nginx `location` prefix matching. */
+export function routeFor(path: string, services = SERVICES): ServiceSpec | undefined {
+  let best: { svc: ServiceSpec; len: number } | undefined;
+  for (const svc of services) {
+    for (const prefix of svc.publicPrefixes) {
+      if ((path === prefix || path.startsWith(prefix) || path.startsWith(prefix.replace(/\/$/, "") + "?")) && (!best || prefix.length > best.len)) {
+        best = { svc, len: prefix.length };
+      }
+    }
+  }
+  return best?.svc;
+}

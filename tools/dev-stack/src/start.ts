@@ -1,0 +1,226 @@
+/**
+ * `pnpm start`: the whole stack on a machine without Docker, against PostgreSQL, RabbitMQ and Redis on
+ * localhost. Applies migrations, starts s3rver, the provider simulator, the nine services and the gateway,
+ * creates (or reuses) a demo project with a verified sender, prints the base URL and keys, and writes the
+ * same facts to .local/demo.json. Ctrl-C stops everything it started.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import fs from "node:fs";
+import path from "node:path";
+import { startGateway } from "./gateway";
+import { missingDependencies } from "./preflight";
+import { GATEWAY_PORT, S3_PORT, SERVICES, SIMULATOR_PORT } from "./services";
+
+const root = path.resolve(__dirname, "../../..");
+const localDir = path.join(root, ".local");
+const logDir = path.join(localDir, "logs");
+const tsxCli = require.resolve("tsx/cli");
+const children: { name: string; proc: ChildProcess }[] = [];
+
+interface Secrets {
+  API_KEY_ENCRYPTION_KEY: string;
+  TRACKING_SECRET: string;
+  ADMIN_TOKEN: string;
+}
+
+/** Dev secrets are generated once and kept, so stored (encrypted) API keys stay readable across restarts. */
+function loadSecrets(): Secrets {
+  const file = path.join(localDir, "secrets.json");
+  if (fs.existsSync(file)) return JSON.parse(fs.readFileSync(file, "utf8")) as Secrets;
+  const secrets: Secrets = {
+    API_KEY_ENCRYPTION_KEY: randomBytes(32).toString("hex"),
+    TRACKING_SECRET: randomBytes(24).toString("hex"),
+    ADMIN_TOKEN: `adm_${randomBytes(24).toString("hex")}`,
+  };
+  fs.writeFileSync(file, JSON.stringify(secrets, null, 2), { mode: 0o600 });
+  return secrets;
+}
+
+function log(msg: string): void {
+  process.stdout.write(`[start] ${msg}\n`);
+}
+
+function runTs(name: string, file: string, env: NodeJS.ProcessEnv): ChildProcess {
+  const out = fs.openSync(path.join(logDir, `${name}.log`), "a");
+  const proc = spawn(process.execPath, [tsxCli, "--conditions=development", file], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", out, out],
+  });
+  children.push({ name, proc });
+  proc.on("exit", (code, signal) => {
+    if (!stopping) log(`${name} exited (${signal ?? code}); see .local/logs/${name}.log`);
+  });
+  return proc;
+}
+
+function runToEnd(file: string, args: string[], env: NodeJS.ProcessEnv): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(process.execPath, [tsxCli, file, ...args], { cwd: root, env: { ...process.env, ...env }, stdio: "inherit" });
+    proc.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`${path.basename(file)} exited with ${code}`))));
+  });
+}
+
+async function waitReady(url: string, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      const res = await fetch(url);
+      if (res.ok) return true;
+    } catch {
+      /* not up yet */
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  return false;
+}
+
+let stopping = false;
+async function stopAll(code: number): Promise<never> {
+  stopping = true;
+  log("stopping…");
+  for (const c of [...children].reverse()) c.proc.kill("SIGTERM");
+  await Promise.race([
+    Promise.all(children.map((c) => new Promise((r) => (c.proc.exitCode !== null ? r(null) : c.proc.once("exit", r))))),
+    new Promise((r) => setTimeout(r, 27_000)),
+  ]);
+  for (const c of children) if (c.proc.exitCode === null) c.proc.kill("SIGKILL");
+  process.exit(code);
+}
+
+async function main(): Promise<void> {
+  fs.mkdirSync(logDir, { recursive: true });
+  const missing = await missingDependencies();
+  if (missing.length) {
+    process.stderr.write(`\nThe local stack needs these services running:\n\n${missing.map((m) => `  - ${m}`).join("\n")}\n\n`);
+    process.exit(1);
+  }
+  const secrets = loadSecrets();
+  const databaseUrl = process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/emailsvc";
+  const baseUrl = `http://localhost:${GATEWAY_PORT}`;
+  const simulatorUrl = `http://127.0.0.1:${SIMULATOR_PORT}`;
+  const common: NodeJS.ProcessEnv = {
+    NODE_ENV: "development",
+    LOG_LEVEL: process.env.LOG_LEVEL ?? "info",
+    DATABASE_URL: databaseUrl,
+    RABBITMQ_URL: process.env.RABBITMQ_URL ?? "amqp://guest:guest@127.0.0.1:5672",
+    REDIS_URL: process.env.REDIS_URL ?? "redis://127.0.0.1:6379/0",
+    ...secrets,
+    AWS_REGION: "us-east-1",
+    AWS_ACCESS_KEY_ID: "local",
+    AWS_SECRET_ACCESS_KEY: "local",
+    SES_ENDPOINT: simulatorUrl,
+    SNS_ENDPOINT: simulatorUrl,
+    S3_ENDPOINT: `http://127.0.0.1:${S3_PORT}`,
+    INBOUND_DOMAIN: "inbound.localhost",
+    PUBLIC_BASE_URL: baseUrl,
+    // Local only: accept SNS signing certificates served by the simulator (production allows AWS hosts only).
+    SNS_CERT_URL_PATTERN: "^http://127\\.0\\.0\\.1:\\d+/",
+  };
+
+  log("applying database migrations");
+  await runToEnd("packages/db/scripts/migrate.ts", ["deploy"], { DATABASE_URL: databaseUrl });
+
+  log(`starting s3rver on :${S3_PORT}`);
+  runTs("s3rver", "tools/dev-stack/src/s3rver.ts", { S3_PORT: String(S3_PORT), S3_DIR: path.join(localDir, "s3") });
+
+  log(`starting the provider simulator on :${SIMULATOR_PORT}`);
+  runTs("provider-simulator", "tools/provider-simulator/src/main.ts", {
+    SIMULATOR_PORT: String(SIMULATOR_PORT),
+    SIMULATOR_PUBLIC_URL: simulatorUrl,
+    SIMULATOR_NOTIFICATION_URL: `http://127.0.0.1:${GATEWAY_PORT}/webhooks/provider`,
+    SIMULATOR_INBOUND_URL: `http://127.0.0.1:${GATEWAY_PORT}/api/inbound/provider`,
+    SIMULATOR_S3_ENDPOINT: `http://127.0.0.1:${S3_PORT}`,
+    SIMULATOR_S3_BUCKET: "inbound-mail",
+  });
+
+  for (const svc of SERVICES) {
+    runTs(svc.name, `apps/${svc.name}/src/main.ts`, {
+      ...common,
+      PORT: String(svc.port),
+      ...(svc.internalPort ? { INTERNAL_PORT: String(svc.internalPort) } : {}),
+    });
+  }
+  await startGateway(GATEWAY_PORT);
+  log(`gateway on ${baseUrl}; waiting for every service's /readyz`);
+
+  const results = await Promise.all(
+    SERVICES.map(async (s) => ({ s, ok: await waitReady(`http://127.0.0.1:${s.port}/readyz`, 90_000) })),
+  );
+  const notReady = results.filter((r) => !r.ok).map((r) => r.s.name);
+  if (notReady.length) {
+    log(`not ready after 90 s: ${notReady.join(", ")} (logs in .local/logs/)`);
+    await stopAll(1);
+  }
+
+  const adminUrl = `http://127.0.0.1:3101/admin`;
+  const demo = await ensureDemoProject(adminUrl, secrets.ADMIN_TOKEN);
+  const facts = {
+    base_url: baseUrl,
+    internal_url: "http://127.0.0.1:3101",
+    admin_token: secrets.ADMIN_TOKEN,
+    project_id: demo.projectId,
+    live_key: demo.liveKey,
+    test_key: demo.testKey,
+    sender_email: demo.senderEmail,
+    simulator_url: simulatorUrl,
+  };
+  fs.writeFileSync(path.join(localDir, "demo.json"), JSON.stringify(facts, null, 2) + "\n");
+  process.stdout.write(`
+  Email service is up.
+
+    Base URL        ${baseUrl}
+    Live key        ${demo.liveKey}
+    Test key        ${demo.testKey}
+    Demo sender     ${demo.senderEmail} (verified)
+    Simulator       ${simulatorUrl}/_sim/messages   (every email "sent" lands here)
+    Facts           .local/demo.json     Logs: .local/logs/
+
+  Try:
+    curl -s ${baseUrl}/v1/send-email \\
+      -H "Authorization: Bearer ${demo.testKey}" -H "Content-Type: application/json" \\
+      -d '{"recipient_email":"success@simulator.amazonaws.com","sender_email":"${demo.senderEmail}","subject":"Hello {{name}}","html_body":"<p>Hi {{name}}</p>","data":{"name":"Ada"}}'
+
+  Ctrl-C stops everything.
+`);
+}
+
+const DEMO_SENDER = "demo@example.com";
+
+async function ensureDemoProject(adminUrl: string, token: string) {
+  const headers = { Authorization: `Bearer ${token}`, "Content-Type": "application/json" };
+  const file = path.join(localDir, "demo.json");
+  let projectId: string | undefined;
+  if (fs.existsSync(file)) {
+    const prev = JSON.parse(fs.readFileSync(file, "utf8")) as { project_id?: string };
+    if (prev.project_id) {
+      const res = await fetch(`${adminUrl}/projects/${prev.project_id}`, { headers });
+      if (res.ok) projectId = prev.project_id;
+    }
+  }
+  if (!projectId) {
+    const res = await fetch(`${adminUrl}/projects`, { method: "POST", headers, body: JSON.stringify({ name: "Demo project" }) });
+    if (!res.ok) throw new Error(`creating the demo project failed: ${res.status} ${await res.text()}`);
+    projectId = ((await res.json()) as { project: { id: string } }).project.id;
+    log(`created demo project ${projectId}`);
+  } else {
+    log(`reusing demo project ${projectId}`);
+  }
+  const senderRes = await fetch(`${adminUrl}/projects/${projectId}/senders`, {
+    method: "POST",
+    headers,
+    body: JSON.stringify({ email: DEMO_SENDER, name: "Demo Sender" }),
+  });
+  if (!senderRes.ok) throw new Error(`adding the demo sender failed: ${senderRes.status} ${await senderRes.text()}`);
+  const keysRes = await fetch(`${adminUrl}/projects/${projectId}/keys`, { headers });
+  const keys = (await keysRes.json()) as { live: { key: string }; test: { key: string } };
+  return { projectId, liveKey: keys.live.key, testKey: keys.test.key, senderEmail: DEMO_SENDER };
+}
+
+process.once("SIGINT", () => void stopAll(0));
+process.once("SIGTERM", () => void stopAll(0));
+main().catch((err: unknown) => {
+  process.stderr.write(`[start] ${err instanceof Error ? err.message : String(err)}\n`);
+  void stopAll(1);
+});
