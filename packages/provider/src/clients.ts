@@ -1,0 +1,50 @@
+import { S3Client } from "@aws-sdk/client-s3";
+import { SESv2Client } from "@aws-sdk/client-sesv2";
+import { SNSClient } from "@aws-sdk/client-sns";
+import type { ProviderConfig } from "./config";
+
+function commonOptions(cfg: ProviderConfig) {
+  return {
+    region: cfg.region ?? "us-east-1",
+    ...(cfg.endpoint ? { endpoint: cfg.endpoint } : {}),
+    ...(cfg.accessKeyId && cfg.secretAccessKey
+      ? { credentials: { accessKeyId: cfg.accessKeyId, secretAccessKey: cfg.secretAccessKey } }
+      : {}),
+    ...(cfg.maxAttempts ? { maxAttempts: cfg.maxAttempts } : {}),
+    ...(cfg.requestTimeoutMs
+      ? {
+          requestHandler: {
+            requestTimeout: cfg.requestTimeoutMs,
+            connectionTimeout: cfg.requestTimeoutMs,
+            // Without this, current smithy handlers only log a warning when requestTimeout passes.
+            throwOnRequestTimeout: true,
+          },
+        }
+      : {}),
+  };
+}
+
+export type SesClient = SESv2Client;
+export type S3ClientType = S3Client;
+export type SnsClient = SNSClient;
+
+export function createSesClient(cfg: ProviderConfig): SESv2Client {
+  return new SESv2Client(commonOptions(cfg));
+}
+
+/**
+ * Path-style addressing and checksums only "when required": s3rver (local S3) understands neither virtual-host
+ * buckets nor the SDK's default streaming checksums (objects would be stored with aws-chunked framing).
+ */
+export function createS3Client(cfg: ProviderConfig): S3Client {
+  return new S3Client({
+    ...commonOptions(cfg),
+    forcePathStyle: true,
+    requestChecksumCalculation: "WHEN_REQUIRED",
+    responseChecksumValidation: "WHEN_REQUIRED",
+  });
+}
+
+export function createSnsClient(cfg: ProviderConfig): SNSClient {
+  return new SNSClient(commonOptions(cfg));
+}

@@ -1,0 +1,83 @@
+export type VerificationState = "PENDING" | "SUCCESS" | "FAILED" | "TEMPORARY_FAILURE" | "NOT_STARTED";
+
+/** One message SES "accepted": a SendEmail call or an identity verification mail. */
+export interface SimMessage {
+  /** The SES MessageId returned to the caller. */
+  id: string;
+  kind: "email" | "verification";
+  timestamp: string;
+  receivedAtMs: number;
+  /** Envelope sender (FromEmailAddress, else the From header). */
+  from: string;
+  to: string[];
+  cc: string[];
+  bcc: string[];
+  /** All envelope recipients: the addresses notifications are about. */
+  destination: string[];
+  subject: string;
+  /** Message-ID header of the MIME (not the SES id). */
+  headerMessageId?: string;
+  headers: { name: string; value: string }[];
+  raw: string;
+  configurationSet?: string;
+  tags: Record<string, string>;
+}
+
+export interface SimIdentity {
+  identity: string;
+  type: "DOMAIN" | "EMAIL_ADDRESS";
+  verificationStatus: VerificationState;
+  dkimStatus: VerificationState;
+  dkimTokens: string[];
+  mailFromDomain?: string;
+  mailFromStatus?: Exclude<VerificationState, "NOT_STARTED">;
+  behaviorOnMxFailure: "USE_DEFAULT_VALUE" | "REJECT_MESSAGE";
+  configurationSetName?: string;
+  tags: { Key: string; Value: string }[];
+  createdAt: string;
+}
+
+export interface InjectedInbound {
+  messageId: string;
+  timestamp: string;
+  source: string;
+  destination: string[];
+  bucketName?: string;
+  objectKey?: string;
+  raw: string;
+}
+
+/** A signed SNS notification the simulator built, and what became of posting it. */
+export interface NotificationRecord {
+  snsMessageId: string;
+  topic: "events" | "inbound";
+  /** SES eventType (Send/Delivery/…) or "Received" for inbound mail. */
+  eventType: string;
+  sesMessageId: string;
+  url: string | null;
+  status: "pending" | "delivered" | "failed" | "skipped";
+  attempts: number;
+  lastError?: string;
+  /** The SNS message; carries Signature/SigningCertURL once it has been posted (unsigned when skipped). */
+  body: Record<string, unknown>;
+}
+
+/** A scripted failure: the next `count` SES calls of `operation` answer this error. */
+export interface FaultSpec {
+  count: number;
+  status: number;
+  errorType: string;
+  message: string;
+  operation: "SendEmail" | "any";
+}
+
+export interface RuntimeConfig {
+  latencyMs: number;
+  /** null = unlimited. */
+  maxSendRate: number | null;
+  notificationUrl: string | null;
+  inboundNotificationUrl: string | null;
+  /** When true, SendEmail answers MessageRejected unless the sender's address or domain is verified. */
+  enforceVerifiedSenders: boolean;
+  fault: FaultSpec | null;
+}
