@@ -1,0 +1,4 @@
+export * from "./envelope";
+export * from "./names";
+export * from "./payloads";
+export * from "./topology";

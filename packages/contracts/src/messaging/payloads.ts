@@ -1,0 +1,79 @@
+import { z } from "zod";
+import { RoutingKeys, type RoutingKey } from "./names";
+
+// Payloads carry ids, not state: consumers load current state from the database. Objects are loose so a
+// producer that adds fields does not break an older consumer; later work extends these schemas.
+
+/** email.send-requested: one activity (single send) or many (batch). */
+export const emailSendRequestedPayload = z.union([
+  z.looseObject({ activityIds: z.array(z.string().min(1)).min(1) }),
+  z.looseObject({ activityId: z.string().min(1) }),
+]);
+
+/** email.send-rpc: send this one activity now and answer. */
+export const emailSendRpcPayload = z.looseObject({ activityId: z.string().min(1) });
+
+/** The send-worker's answer to email.send-rpc. */
+export const emailSendRpcReply = z.looseObject({
+  activityId: z.string().min(1),
+  /** Activity status after the attempt, e.g. "sent" or "failed". */
+  status: z.string().min(1),
+  /** Provider message id when the provider accepted it. */
+  providerMessageId: z.string().optional(),
+  /** User-safe reason when it failed. */
+  error: z.string().optional(),
+});
+export type EmailSendRpcReply = z.infer<typeof emailSendRpcReply>;
+
+/** Every email.* event about one activity. */
+export const emailEventPayload = z.looseObject({
+  activityId: z.string().min(1),
+  projectId: z.uuid(),
+});
+
+/** email.inbound: a received email, stored before publishing. */
+export const emailInboundPayload = z.looseObject({
+  inboundEmailId: z.string().min(1),
+  projectId: z.uuid(),
+});
+
+/** provider.notification: a raw provider notification stored by the HTTP edge. */
+export const providerNotificationPayload = z.looseObject({ notificationId: z.string().min(1) });
+
+/** shop.*: a stored shop webhook delivery. */
+export const shopWebhookPayload = z.looseObject({ webhookEventId: z.string().min(1) });
+
+/** job.import-requested */
+export const importRequestedPayload = z.looseObject({ importJobId: z.string().min(1) });
+
+/** campaign.trigger-requested */
+export const campaignTriggerRequestedPayload = z.looseObject({ campaignId: z.string().min(1) });
+
+/** Payload schema per message type (= routing key); consumers park messages whose payload does not parse. */
+export const messageSchemas = {
+  [RoutingKeys.emailSendRequested]: emailSendRequestedPayload,
+  [RoutingKeys.emailSendRpc]: emailSendRpcPayload,
+  [RoutingKeys.emailSent]: emailEventPayload,
+  [RoutingKeys.emailFailed]: emailEventPayload,
+  [RoutingKeys.emailDelivered]: emailEventPayload,
+  [RoutingKeys.emailBounced]: emailEventPayload,
+  [RoutingKeys.emailComplained]: emailEventPayload,
+  [RoutingKeys.emailOpened]: emailEventPayload,
+  [RoutingKeys.emailClicked]: emailEventPayload,
+  [RoutingKeys.emailRejected]: emailEventPayload,
+  [RoutingKeys.emailDeliveryDelayed]: emailEventPayload,
+  [RoutingKeys.emailInbound]: emailInboundPayload,
+  [RoutingKeys.providerNotification]: providerNotificationPayload,
+  [RoutingKeys.shopCartUpdate]: shopWebhookPayload,
+  [RoutingKeys.shopCheckoutCreate]: shopWebhookPayload,
+  [RoutingKeys.shopOrderCreate]: shopWebhookPayload,
+  [RoutingKeys.jobImportRequested]: importRequestedPayload,
+  [RoutingKeys.campaignTriggerRequested]: campaignTriggerRequestedPayload,
+} as const satisfies Record<RoutingKey, z.ZodType>;
+
+export type MessageType = keyof typeof messageSchemas;
+export type MessagePayload<K extends MessageType> = z.infer<(typeof messageSchemas)[K]>;
+
+export function isMessageType(type: string): type is MessageType {
+  return Object.hasOwn(messageSchemas, type);
+}

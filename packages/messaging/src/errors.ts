@@ -1,0 +1,57 @@
+/** Thrown by a handler for a failure worth retrying later (provider throttled, database busy). */
+export class RetryableError extends Error {
+  override name = "RetryableError";
+}
+
+/**
+ * Thrown by a handler for a failure that no retry will fix (the referenced row is gone, the input is invalid).
+ * The message goes straight to the parking queue.
+ */
+export class PermanentError extends Error {
+  override name = "PermanentError";
+}
+
+/** No reply arrived within `timeoutMs`; the request may still be processed by the server. */
+export class RpcTimeoutError extends Error {
+  override name = "RpcTimeoutError";
+  constructor(
+    readonly routingKey: string,
+    readonly timeoutMs: number,
+  ) {
+    super(`RPC ${routingKey} got no reply within ${timeoutMs} ms`);
+  }
+}
+
+/** No queue is bound for the RPC's routing key, so nobody could answer. */
+export class RpcNoRouteError extends Error {
+  override name = "RpcNoRouteError";
+  constructor(readonly routingKey: string) {
+    super(`RPC ${routingKey} was not routed to any queue`);
+  }
+}
+
+/** The RPC server's handler threw; `remoteName` is the error's class name on the server. */
+export class RpcRemoteError extends Error {
+  override name = "RpcRemoteError";
+  constructor(
+    message: string,
+    readonly remoteName: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The broker did not confirm a publish in time (e.g. still disconnected); the message may or may not be stored. */
+export class PublishTimeoutError extends Error {
+  override name = "PublishTimeoutError";
+}
+
+/** The broker (or the part asked for) was closed. */
+export class BrokerClosedError extends Error {
+  override name = "BrokerClosedError";
+}
+
+/** Permanent errors and anything explicitly retryable decide the consumer's path; everything else retries. */
+export function isPermanent(err: unknown): boolean {
+  return err instanceof PermanentError;
+}

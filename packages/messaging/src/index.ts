@@ -1,0 +1,26 @@
+export { createBroker, type Broker, type BrokerOptions, type ConsumeOptions } from "./broker";
+export type { MessageContext, MessageHandler } from "./consume";
+export type { ConsumerHandle } from "./consumer-runner";
+export { distinctDelays, retryDelayFor, declareTopology } from "./declare-topology";
+export { ATTEMPT_HEADER, decodeEnvelope } from "./codec";
+export {
+  BrokerClosedError,
+  PermanentError,
+  PublishTimeoutError,
+  RetryableError,
+  RpcNoRouteError,
+  RpcRemoteError,
+  RpcTimeoutError,
+} from "./errors";
+export { silentLogger, type MessagingLogger } from "./logger";
+export {
+  startOutboxRelay,
+  type OutboxRecord,
+  type OutboxRelay,
+  type OutboxRelayOptions,
+  type OutboxStore,
+} from "./outbox-relay";
+export type { PublishOptions, PublishRequest } from "./publisher";
+export type { RpcCallOptions } from "./rpc-client";
+export type { RpcHandler } from "./rpc-server";
+export type { ParkReason } from "./settle";

@@ -1,0 +1,87 @@
+import type { ConfirmChannel, ConsumeMessage, MessagePropertyHeaders, Options } from "amqplib";
+import { parkingQueueName, retryQueueName, type QueueDef, type RetryPolicy } from "@emailsvc/contracts";
+import { ATTEMPT_HEADER } from "./codec";
+import { publishConfirmed, safeAck } from "./confirm";
+import { retryDelayFor } from "./declare-topology";
+
+/** Why a message was parked, in the `x-parked-reason` header. */
+export type ParkReason = "invalid-envelope" | "permanent-error" | "max-attempts";
+
+const MAX_ERROR_CHARS = 2_000;
+
+// The broker's own dead-letter bookkeeping; re-publishing it by hand confuses later dead-lettering.
+const BROKER_HEADERS = /^x-(death|first-death-|last-death-)/;
+
+function carriedHeaders(msg: ConsumeMessage): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries((msg.properties.headers ?? {}) as MessagePropertyHeaders)) {
+    if (!BROKER_HEADERS.test(k)) out[k] = v;
+  }
+  // Remember where it first came from; retried copies arrive from the default exchange.
+  if (out["x-original-exchange"] === undefined) out["x-original-exchange"] = msg.fields.exchange;
+  if (out["x-original-routing-key"] === undefined) out["x-original-routing-key"] = msg.fields.routingKey;
+  return out;
+}
+
+function copyProperties(msg: ConsumeMessage, headers: Record<string, unknown>): Options.Publish {
+  const p = msg.properties;
+  const out: Options.Publish = { persistent: true, headers };
+  if (p.contentType) out.contentType = p.contentType;
+  if (p.messageId) out.messageId = p.messageId;
+  if (p.type) out.type = p.type;
+  if (p.correlationId) out.correlationId = p.correlationId;
+  if (p.timestamp) out.timestamp = p.timestamp;
+  return out;
+}
+
+/** Sends the message to `<queue>.retry.<delay>` with the next attempt number, then acks the original. */
+export async function retryLater(
+  ch: ConfirmChannel,
+  msg: ConsumeMessage,
+  queue: QueueDef & { retry: RetryPolicy },
+  failedAttempt: number,
+  err: unknown,
+): Promise<number> {
+  const delay = retryDelayFor(queue.retry, failedAttempt);
+  const headers = {
+    ...carriedHeaders(msg),
+    [ATTEMPT_HEADER]: failedAttempt + 1,
+    "x-last-error": errorText(err),
+  };
+  await publishConfirmed(
+    ch,
+    "",
+    retryQueueName(queue.name, delay),
+    msg.content,
+    copyProperties(msg, headers),
+  );
+  safeAck(ch, msg);
+  return delay;
+}
+
+/** Sends the message to `<queue>.parking` with why it failed, then acks the original. */
+export async function park(
+  ch: ConfirmChannel,
+  msg: ConsumeMessage,
+  queue: QueueDef,
+  reason: ParkReason,
+  attempt: number,
+  error: unknown,
+): Promise<void> {
+  const headers = {
+    ...carriedHeaders(msg),
+    [ATTEMPT_HEADER]: attempt,
+    "x-parked-reason": reason,
+    "x-parked-at": new Date().toISOString(),
+    "x-error": errorText(error),
+    "x-error-name": error instanceof Error ? error.name : "Error",
+    "x-original-queue": queue.name,
+  };
+  await publishConfirmed(ch, "", parkingQueueName(queue.name), msg.content, copyProperties(msg, headers));
+  safeAck(ch, msg);
+}
+
+export function errorText(err: unknown): string {
+  const text = err instanceof Error ? err.message : String(err);
+  return text.length > MAX_ERROR_CHARS ? `${text.slice(0, MAX_ERROR_CHARS)}…` : text;
+}
