@@ -1,6 +1,8 @@
+import { messagingTopology } from "@emailsvc/contracts";
 import { createDb, type Db } from "@emailsvc/db";
 import { type ReadinessCheck } from "@emailsvc/http";
 import { createBroker, type Broker } from "@emailsvc/messaging";
+import type { Topology } from "@emailsvc/contracts";
 import { createLogger, createMetrics, type Logger, type Metrics } from "@emailsvc/observability";
 import type { BaseEnv } from "./base-env";
 
@@ -13,11 +15,12 @@ export interface BaseDeps {
   broker: Broker;
 }
 
-export async function createBaseDeps(name: string, env: BaseEnv, opts: { logger?: Logger } = {}): Promise<BaseDeps> {
+export async function createBaseDeps(name: string, env: BaseEnv, opts: { logger?: Logger; topology?: Topology } = {}): Promise<BaseDeps> {
   const logger = opts.logger ?? createLogger({ service: name, level: env.LOG_LEVEL });
   const metrics = createMetrics(name);
   const db = createDb(env.DATABASE_URL, { max: env.DATABASE_POOL_MAX });
-  const broker = createBroker({ url: env.RABBITMQ_URL, logger, name });
+  // Every service declares the whole catalogue (idempotent), so start-up order never matters.
+  const broker = createBroker({ url: env.RABBITMQ_URL, logger, name, topology: opts.topology ?? messagingTopology });
   return { name, logger, metrics, db, broker };
 }
 

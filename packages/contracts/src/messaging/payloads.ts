@@ -22,6 +22,8 @@ export const emailSendRpcReply = z.looseObject({
   providerMessageId: z.string().optional(),
   /** User-safe reason when it failed. */
   error: z.string().optional(),
+  /** Why it failed: the internal POST /send-email maps provider → 502, timeout → 504, permanent → 502. */
+  errorKind: z.enum(["provider", "timeout", "permanent"]).optional(),
 });
 export type EmailSendRpcReply = z.infer<typeof emailSendRpcReply>;
 
