@@ -21,8 +21,8 @@ async function resetDatabase(name) {
   return url.toString();
 }
 
-function rabbitctl(args) {
-  execFileSync("rabbitmqctl", ["-q", ...args], { stdio: ["ignore", "ignore", "inherit"] });
+function rabbitctl(args, quiet = false) {
+  execFileSync("rabbitmqctl", ["-q", ...args], { stdio: ["ignore", "ignore", quiet ? "ignore" : "inherit"] });
 }
 
 module.exports = async function globalSetup(config) {
@@ -39,7 +39,7 @@ module.exports = async function globalSetup(config) {
   process.env.DATABASE_URL = url;
 
   const vhost = `test_${pkg}`;
-  try { rabbitctl(["delete_vhost", vhost]); } catch { /* absent on first run */ }
+  try { rabbitctl(["delete_vhost", vhost], true); } catch { /* absent on first run */ }
   rabbitctl(["add_vhost", vhost]);
   rabbitctl(["set_permissions", "-p", vhost, "guest", ".*", ".*", ".*"]);
   process.env.RABBITMQ_URL = `amqp://guest:guest@127.0.0.1:5672/${vhost}`;

@@ -1,0 +1,5 @@
+export * from "./api-keys";
+export * from "./create-db";
+export * from "./outbox";
+export * from "./generated/prisma/client";
+export { createMigration, deployMigrations, diffMigrationsToSchema } from "./migrations";

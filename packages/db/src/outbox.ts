@@ -1,0 +1,104 @@
+import { randomUUID } from "node:crypto";
+import type { Pool, PoolClient } from "pg";
+import type { Prisma } from "./generated/prisma/client";
+
+/** Same shapes as @emailsvc/messaging's OutboxStore (structurally compatible; db does not import messaging). */
+export interface OutboxRecord {
+  id: string;
+  exchange: string;
+  routingKey: string;
+  payload: unknown;
+  headers?: Record<string, unknown> | null;
+}
+export interface OutboxStore {
+  relayBatch(limit: number, publish: (rows: OutboxRecord[]) => Promise<void>): Promise<number>;
+  prune(olderThanMs: number): Promise<number>;
+}
+
+export interface NewOutboxRow {
+  exchange: string;
+  routingKey: string;
+  /** the message envelope */
+  payload: unknown;
+  headers?: Record<string, unknown>;
+}
+
+/** Writes outbox rows inside a Prisma interactive transaction (same commit as the state change). */
+export async function enqueueOutbox(tx: Prisma.TransactionClient, rows: NewOutboxRow[]): Promise<void> {
+  if (!rows.length) return;
+  await tx.outboxMessage.createMany({
+    data: rows.map((r) => ({
+      exchange: r.exchange,
+      routingKey: r.routingKey,
+      payload: r.payload as Prisma.InputJsonValue,
+      ...(r.headers ? { headers: r.headers as Prisma.InputJsonValue } : {}),
+    })),
+  });
+}
+
+/** Writes outbox rows on a raw pg connection inside the caller's transaction (hot paths). */
+export async function insertOutboxRows(client: PoolClient | Pool, rows: NewOutboxRow[]): Promise<void> {
+  if (!rows.length) return;
+  await client.query(
+    `INSERT INTO outbox_messages (id, exchange, routing_key, payload, headers)
+     SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::jsonb[], $5::jsonb[])`,
+    [
+      rows.map(() => randomUUID()),
+      rows.map((r) => r.exchange),
+      rows.map((r) => r.routingKey),
+      rows.map((r) => JSON.stringify(r.payload)),
+      rows.map((r) => (r.headers ? JSON.stringify(r.headers) : null)),
+    ],
+  );
+}
+
+export function createOutboxStore(pool: Pool): OutboxStore {
+  return {
+    async relayBatch(limit, publish) {
+      const client = await pool.connect();
+      try {
+        await client.query("BEGIN");
+        const res = await client.query<{ id: string; exchange: string; routing_key: string; payload: unknown; headers: Record<string, unknown> | null }>(
+          `SELECT id, exchange, routing_key, payload, headers FROM outbox_messages
+            WHERE published_at IS NULL AND available_at <= now()
+            ORDER BY created_at
+            LIMIT $1
+            FOR UPDATE SKIP LOCKED`,
+          [limit],
+        );
+        if (res.rowCount === 0) {
+          await client.query("COMMIT");
+          return 0;
+        }
+        const rows: OutboxRecord[] = res.rows.map((r) => ({ id: r.id, exchange: r.exchange, routingKey: r.routing_key, payload: r.payload, headers: r.headers }));
+        const ids = rows.map((r) => r.id);
+        try {
+          await publish(rows);
+        } catch (err) {
+          await client.query(
+            `UPDATE outbox_messages SET attempts = attempts + 1, last_error = $2, available_at = now() + interval '2 seconds'
+              WHERE id = ANY($1::uuid[])`,
+            [ids, err instanceof Error ? err.message.slice(0, 1000) : String(err)],
+          );
+          await client.query("COMMIT");
+          throw err;
+        }
+        await client.query("UPDATE outbox_messages SET published_at = now() WHERE id = ANY($1::uuid[])", [ids]);
+        await client.query("COMMIT");
+        return rows.length;
+      } catch (err) {
+        await client.query("ROLLBACK").catch(() => undefined);
+        throw err;
+      } finally {
+        client.release();
+      }
+    },
+    async prune(olderThanMs) {
+      const res = await pool.query(
+        "DELETE FROM outbox_messages WHERE published_at IS NOT NULL AND published_at < now() - ($1::int * interval '1 millisecond')",
+        [olderThanMs],
+      );
+      return res.rowCount ?? 0;
+    },
+  };
+}
