@@ -19,7 +19,8 @@ export const httpEnv = (publicPort: number, internalPort?: number) =>
   z.object({
     HOST: z.string().default("0.0.0.0"),
     PORT: port(publicPort),
-    ...(internalPort ? { INTERNAL_PORT: port(internalPort) } : {}),
+    /** Cluster-only routes (internal send, triggers, admin); services without them leave it unset. */
+    INTERNAL_PORT: internalPort ? port(internalPort) : z.coerce.number().int().min(1).max(65535).optional(),
   });
 
 export const dbEnv = z.object({

@@ -7,7 +7,9 @@ import { Command } from "commander";
 import { call, resolveTarget } from "./client";
 
 const program = new Command("admin").description("Manage projects, keys, templates and senders of a running stack");
-const print = (value: unknown) => process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+const print = (value: unknown): void => {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+};
 const target = () => resolveTarget();
 
 const projects = program.command("projects").description("create, list, show and update projects");

@@ -1,0 +1,109 @@
+import { randomUUID } from "node:crypto";
+import type { Pool } from "pg";
+import { Exchanges, makeEnvelope, RoutingKeys } from "@emailsvc/contracts";
+
+export interface DispatchOptions {
+  pool: Pool;
+  /** Replica id written to claimed rows (logs, debugging). */
+  claimedBy: string;
+  /** Scheduled sends claimed per transaction. */
+  limit?: number;
+  /** Activity ids per email.send-requested message (a scheduled batch can hold 12,500). */
+  idsPerMessage?: number;
+}
+
+export interface DispatchResult {
+  scheduledSends: number;
+  activities: number;
+}
+
+/**
+ * Hands due scheduled sends to the send path, exactly once across any number of scheduler replicas:
+ * in ONE transaction it claims due rows with FOR UPDATE SKIP LOCKED, moves their activities from `scheduled`
+ * to `queued`, writes the email.send-requested outbox rows and marks the scheduled sends `sending`.
+ * A crash anywhere rolls all of it back and the next tick (of any replica) redoes it.
+ */
+export async function dispatchDueSends(opts: DispatchOptions): Promise<DispatchResult> {
+  const client = await opts.pool.connect();
+  try {
+    await client.query("BEGIN");
+    const claimed = await client.query<{ id: string; project_id: string | null }>(
+      `SELECT id, project_id FROM scheduled_sends
+        WHERE status = 'scheduled' AND scheduled_for <= now()
+        ORDER BY scheduled_for
+        LIMIT $1
+        FOR UPDATE SKIP LOCKED`,
+      [opts.limit ?? 100],
+    );
+    if (claimed.rowCount === 0) {
+      await client.query("COMMIT");
+      return { scheduledSends: 0, activities: 0 };
+    }
+    const ids = claimed.rows.map((r) => r.id);
+    const activities = await client.query<{ id: string; scheduled_send_id: string; project_id: string | null }>(
+      `UPDATE activities SET status = 'queued', updated_at = now()
+        WHERE scheduled_send_id = ANY($1::uuid[]) AND status = 'scheduled'
+        RETURNING id, scheduled_send_id, project_id`,
+      [ids],
+    );
+    const chunk = opts.idsPerMessage ?? 500;
+    const outbox: { id: string; exchange: string; routingKey: string; payload: unknown }[] = [];
+    for (const row of claimed.rows) {
+      const mine = activities.rows.filter((a) => a.scheduled_send_id === row.id).map((a) => a.id);
+      for (let i = 0; i < mine.length; i += chunk) {
+        const envelope = makeEnvelope(RoutingKeys.emailSendRequested, { activityIds: mine.slice(i, i + chunk) }, {
+          projectId: row.project_id,
+          causationId: row.id,
+        });
+        outbox.push({ id: randomUUID(), exchange: Exchanges.emailCommands, routingKey: RoutingKeys.emailSendRequested, payload: envelope });
+      }
+    }
+    if (outbox.length) {
+      await client.query(
+        `INSERT INTO outbox_messages (id, exchange, routing_key, payload)
+         SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::jsonb[])`,
+        [outbox.map((o) => o.id), outbox.map((o) => o.exchange), outbox.map((o) => o.routingKey), outbox.map((o) => JSON.stringify(o.payload))],
+      );
+    }
+    await client.query(
+      `UPDATE scheduled_sends SET status = 'sending', claimed_at = now(), claimed_by = $2, attempts = attempts + 1, updated_at = now()
+        WHERE id = ANY($1::uuid[])`,
+      [ids, opts.claimedBy],
+    );
+    await client.query("COMMIT");
+    return { scheduledSends: ids.length, activities: activities.rowCount ?? 0 };
+  } catch (err) {
+    await client.query("ROLLBACK").catch(() => undefined);
+    throw err;
+  } finally {
+    client.release();
+  }
+}
+
+/**
+ * `sending` → `sent` once none of its activities is still waiting (queued/sending), or `failed` when every one
+ * of them failed. Cheap and idempotent; any replica may run it.
+ */
+export async function settleHandedOffSends(pool: Pool): Promise<number> {
+  const res = await pool.query(
+    `UPDATE scheduled_sends s
+        SET status = CASE WHEN agg.failed = agg.total THEN 'failed' ELSE 'sent' END,
+            sent_at = CASE WHEN agg.failed = agg.total THEN NULL ELSE now() END,
+            updated_at = now()
+       FROM (SELECT a.scheduled_send_id AS id,
+                    count(*) AS total,
+                    count(*) FILTER (WHERE a.status = 'failed') AS failed,
+                    count(*) FILTER (WHERE a.status IN ('queued', 'sending', 'scheduled')) AS waiting
+               FROM activities a
+               JOIN scheduled_sends x ON x.id = a.scheduled_send_id AND x.status = 'sending'
+              GROUP BY a.scheduled_send_id) agg
+      WHERE s.id = agg.id AND agg.waiting = 0`,
+  );
+  return res.rowCount ?? 0;
+}
+
+/** When the next scheduled send is due (to wake up early instead of waiting a whole interval). */
+export async function nextDueAt(pool: Pool): Promise<Date | null> {
+  const res = await pool.query<{ next: Date | null }>(`SELECT min(scheduled_for) AS next FROM scheduled_sends WHERE status = 'scheduled'`);
+  return res.rows[0]?.next ?? null;
+}
