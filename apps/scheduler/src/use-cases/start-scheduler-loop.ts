@@ -45,6 +45,7 @@ export function startSchedulerLoop(opts: SchedulerLoopOptions): SchedulerLoop {
     } catch (err) {
       opts.logger.warn({ err }, "could not read the next due time");
     }
+    if (stopped) return; // stop() may have been called while we were reading the next due time
     timer = setTimeout(() => {
       running = tickOnce()
         .catch((err: unknown) => opts.logger.error({ err }, "scheduler tick failed"))

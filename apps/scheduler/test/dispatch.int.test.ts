@@ -1,0 +1,97 @@
+import { randomUUID } from "node:crypto";
+import { createDb } from "@emailsvc/db";
+import { createLogger } from "@emailsvc/observability";
+import { dispatchDueSends, settleHandedOffSends } from "../src/use-cases/dispatch-due-sends";
+import { startSchedulerLoop } from "../src/use-cases/start-scheduler-loop";
+
+// Real PostgreSQL (the package's own migrated database). The send path after the outbox is tested elsewhere.
+const db = createDb(process.env.DATABASE_URL!, { max: 20 });
+const logger = createLogger({ service: "scheduler-test", level: "silent" });
+afterAll(() => db.close());
+beforeEach(async () => {
+  await db.pool.query("TRUNCATE outbox_messages, activities, email_messages, scheduled_sends CASCADE");
+});
+
+async function scheduleSends(n: number, dueInMs: number, recipientsEach = 1): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const sendId = randomUUID();
+    const messageId = randomUUID();
+    const at = new Date(Date.now() + dueInMs);
+    await db.pool.query(
+      `INSERT INTO scheduled_sends (id, status, scheduled_for, timezone, local_time, request) VALUES ($1, 'scheduled', $2, 'UTC', 'x', '{}')`,
+      [sendId, at],
+    );
+    await db.pool.query(`INSERT INTO email_messages (id, source, from_email, subject, html) VALUES ($1, 'internal', 'a@b.c', 's', 'h')`, [messageId]);
+    for (let r = 0; r < recipientsEach; r++) {
+      await db.pool.query(
+        `INSERT INTO activities (id, email_message_id, scheduled_send_id, recipient, status, updated_at) VALUES ($1, $2, $3, $4, 'scheduled', now())`,
+        [randomUUID(), messageId, sendId, `r${i}-${r}@example.com`],
+      );
+    }
+    ids.push(sendId);
+  }
+  return ids;
+}
+
+async function outboxActivityIds(): Promise<string[]> {
+  const res = await db.pool.query<{ payload: { payload: { activityIds: string[] } } }>("SELECT payload FROM outbox_messages WHERE routing_key = 'email.send-requested'");
+  return res.rows.flatMap((r) => r.payload.payload.activityIds);
+}
+
+describe("scheduler dispatch (real PostgreSQL)", () => {
+  it("hands only due sends to the send path, once", async () => {
+    await scheduleSends(3, -1000);
+    await scheduleSends(2, 60_000); // not due yet
+    const r = await dispatchDueSends({ pool: db.pool, claimedBy: "t" });
+    expect(r).toEqual({ scheduledSends: 3, activities: 3 });
+    expect((await dispatchDueSends({ pool: db.pool, claimedBy: "t" })).scheduledSends).toBe(0);
+    expect(await outboxActivityIds()).toHaveLength(3);
+    const statuses = await db.pool.query("SELECT status, count(*)::int AS n FROM scheduled_sends GROUP BY status ORDER BY status");
+    expect(statuses.rows).toEqual([
+      { status: "scheduled", n: 2 },
+      { status: "sending", n: 3 },
+    ]);
+  });
+
+  it("three replicas against 300 due sends hand each one over exactly once", async () => {
+    await scheduleSends(300, -1000);
+    const loops = ["a", "b", "c"].map((name) => startSchedulerLoop({ pool: db.pool, logger, claimedBy: name, intervalMs: 60_000 }));
+    await Promise.all(loops.map((l) => l.tick()));
+    await Promise.all(loops.map((l) => l.stop()));
+    const ids = await outboxActivityIds();
+    expect(ids).toHaveLength(300);
+    expect(new Set(ids).size).toBe(300);
+    const claimedBy = await db.pool.query("SELECT claimed_by, count(*)::int AS n FROM scheduled_sends GROUP BY claimed_by");
+    expect(claimedBy.rows.reduce((s, r) => s + r.n, 0)).toBe(300);
+    const queued = await db.pool.query("SELECT count(*)::int AS n FROM activities WHERE status = 'queued'");
+    expect(queued.rows[0].n).toBe(300);
+  });
+
+  it("a cancelled send is never handed over", async () => {
+    const [id] = await scheduleSends(1, -1000);
+    await db.pool.query("UPDATE scheduled_sends SET status = 'cancelled' WHERE id = $1", [id]);
+    await db.pool.query("UPDATE activities SET status = 'cancelled' WHERE scheduled_send_id = $1", [id]);
+    expect((await dispatchDueSends({ pool: db.pool, claimedBy: "t" })).scheduledSends).toBe(0);
+    expect(await outboxActivityIds()).toHaveLength(0);
+  });
+
+  it("wakes up for a send due before the next interval", async () => {
+    await scheduleSends(1, 1200);
+    const loop = startSchedulerLoop({ pool: db.pool, logger, claimedBy: "w", intervalMs: 60_000 });
+    await new Promise((r) => setTimeout(r, 2500));
+    await loop.stop();
+    expect(await outboxActivityIds()).toHaveLength(1);
+  });
+
+  it("settles handed-off sends once their activities left the queue", async () => {
+    const [id] = await scheduleSends(1, -1000, 2);
+    await dispatchDueSends({ pool: db.pool, claimedBy: "t" });
+    expect(await settleHandedOffSends(db.pool)).toBe(0);
+    await db.pool.query("UPDATE activities SET status = 'sent' WHERE scheduled_send_id = $1", [id]);
+    expect(await settleHandedOffSends(db.pool)).toBe(1);
+    const row = await db.pool.query("SELECT status, sent_at FROM scheduled_sends WHERE id = $1", [id]);
+    expect(row.rows[0].status).toBe("sent");
+    expect(row.rows[0].sent_at).not.toBeNull();
+  });
+});
