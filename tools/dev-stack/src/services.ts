@@ -38,3 +38,9 @@ export function routeFor(path: string, services = SERVICES): ServiceSpec | undef
   }
   return best?.svc;
 }
+
+/** The same table shifted by `offset` (a second stack beside the default one). */
+export function withPortOffset(services: ServiceSpec[], offset: number): ServiceSpec[] {
+  if (!offset) return services;
+  return services.map((s) => ({ ...s, port: s.port + offset, ...(s.internalPort ? { internalPort: s.internalPort + offset } : {}) }));
+}

@@ -10,12 +10,19 @@ import fs from "node:fs";
 import path from "node:path";
 import { startGateway } from "./gateway";
 import { missingDependencies } from "./preflight";
-import { GATEWAY_PORT, S3_PORT, SERVICES, SIMULATOR_PORT } from "./services";
+import { GATEWAY_PORT as BASE_GATEWAY_PORT, S3_PORT as BASE_S3_PORT, SERVICES as BASE_SERVICES, SIMULATOR_PORT as BASE_SIMULATOR_PORT, withPortOffset } from "./services";
 
 const root = path.resolve(__dirname, "../../..");
-const localDir = path.join(root, ".local");
+// STACK_STATE_DIR and STACK_PORT_OFFSET let a second stack (the end-to-end test) run beside a developer's one.
+const localDir = path.resolve(root, process.env.STACK_STATE_DIR ?? ".local");
+const offset = Number(process.env.STACK_PORT_OFFSET ?? 0);
 const logDir = path.join(localDir, "logs");
 const tsxCli = require.resolve("tsx/cli");
+const SERVICES = withPortOffset(BASE_SERVICES, offset);
+const GATEWAY_PORT = BASE_GATEWAY_PORT + offset;
+const S3_PORT = BASE_S3_PORT + offset;
+const SIMULATOR_PORT = BASE_SIMULATOR_PORT + offset;
+const publicApi = SERVICES.find((s) => s.name === "public-api")!;
 const children: { name: string; proc: ChildProcess }[] = [];
 
 interface Secrets {
@@ -50,7 +57,7 @@ function runTs(name: string, file: string, env: NodeJS.ProcessEnv): ChildProcess
   });
   children.push({ name, proc });
   proc.on("exit", (code, signal) => {
-    if (!stopping) log(`${name} exited (${signal ?? code}); see .local/logs/${name}.log`);
+    if (!stopping) log(`${name} exited (${signal ?? code}); see ${path.relative(root, logDir)}/${name}.log`);
   });
   return proc;
 }
@@ -99,6 +106,7 @@ async function main(): Promise<void> {
   const secrets = loadSecrets();
   const databaseUrl = process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/emailsvc";
   const baseUrl = `http://localhost:${GATEWAY_PORT}`;
+  const readyMs = Number(process.env.STACK_READY_TIMEOUT_MS ?? 120_000);
   const simulatorUrl = `http://127.0.0.1:${SIMULATOR_PORT}`;
   const common: NodeJS.ProcessEnv = {
     NODE_ENV: "development",
@@ -142,23 +150,24 @@ async function main(): Promise<void> {
       ...(svc.internalPort ? { INTERNAL_PORT: String(svc.internalPort) } : {}),
     });
   }
-  await startGateway(GATEWAY_PORT);
+  await startGateway(GATEWAY_PORT, SERVICES);
   log(`gateway on ${baseUrl}; waiting for every service's /readyz`);
 
   const results = await Promise.all(
-    SERVICES.map(async (s) => ({ s, ok: await waitReady(`http://127.0.0.1:${s.port}/readyz`, 90_000) })),
+    SERVICES.map(async (s) => ({ s, ok: await waitReady(`http://127.0.0.1:${s.port}/readyz`, readyMs) })),
   );
   const notReady = results.filter((r) => !r.ok).map((r) => r.s.name);
   if (notReady.length) {
-    log(`not ready after 90 s: ${notReady.join(", ")} (logs in .local/logs/)`);
+    log(`not ready after ${readyMs / 1000} s: ${notReady.join(", ")} (logs in ${path.relative(root, logDir)}/)`);
     await stopAll(1);
   }
 
-  const adminUrl = `http://127.0.0.1:3101/admin`;
+  const internalUrl = `http://127.0.0.1:${publicApi.internalPort}`;
+  const adminUrl = `${internalUrl}/admin`;
   const demo = await ensureDemoProject(adminUrl, secrets.ADMIN_TOKEN);
   const facts = {
     base_url: baseUrl,
-    internal_url: "http://127.0.0.1:3101",
+    internal_url: internalUrl,
     admin_token: secrets.ADMIN_TOKEN,
     project_id: demo.projectId,
     live_key: demo.liveKey,
@@ -175,7 +184,7 @@ async function main(): Promise<void> {
     Test key        ${demo.testKey}
     Demo sender     ${demo.senderEmail} (verified)
     Simulator       ${simulatorUrl}/_sim/messages   (every email "sent" lands here)
-    Facts           .local/demo.json     Logs: .local/logs/
+    Facts           ${path.relative(root, path.join(localDir, "demo.json"))}     Logs: ${path.relative(root, logDir)}/
 
   Try:
     curl -s ${baseUrl}/v1/send-email \\

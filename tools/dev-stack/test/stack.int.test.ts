@@ -1,0 +1,182 @@
+/**
+ * End to end through the stack `pnpm start` runs (real PostgreSQL, RabbitMQ, Redis, s3rver, the provider
+ * simulator, all nine services and the gateway), on shifted ports and this package's own database and vhost.
+ * Nothing is faked: a send goes public API → outbox → RabbitMQ → send-worker → simulator → SNS notification →
+ * notification-ingest → activity status → webhook-dispatcher → a signed webhook to a local receiver.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { createHmac } from "node:crypto";
+import fs from "node:fs";
+import http from "node:http";
+import os from "node:os";
+import path from "node:path";
+import { SendEmailCommand } from "@aws-sdk/client-sesv2";
+import { createSesClient, createSnsVerifier } from "@emailsvc/provider";
+import { Client } from "pg";
+import { SERVICES, withPortOffset } from "../src/services";
+
+jest.setTimeout(240_000);
+
+const OFFSET = 10_000;
+const root = path.resolve(__dirname, "../../..");
+const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), "stack-"));
+const services = withPortOffset(SERVICES, OFFSET);
+let stack: ChildProcess;
+let output = "";
+let demo: Record<string, string>;
+
+async function waitFor<T>(what: string, fn: () => Promise<T | undefined | null | false>, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn().catch(() => undefined);
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n--- stack output ---\n${output.slice(-4000)}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+beforeAll(async () => {
+  stack = spawn(process.execPath, [require.resolve("tsx/cli"), "--conditions=development", "tools/dev-stack/src/start.ts"], {
+    cwd: root,
+    env: { ...process.env, STACK_PORT_OFFSET: String(OFFSET), STACK_STATE_DIR: stateDir, LOG_LEVEL: "warn" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  stack.stdout!.on("data", (d: Buffer) => (output += d.toString()));
+  stack.stderr!.on("data", (d: Buffer) => (output += d.toString()));
+  const file = path.join(stateDir, "demo.json");
+  await waitFor("the stack to print its facts", async () => fs.existsSync(file), 180_000);
+  demo = JSON.parse(fs.readFileSync(file, "utf8")) as Record<string, string>;
+});
+
+afterAll(async () => {
+  if (stack && stack.exitCode === null) {
+    stack.kill("SIGINT");
+    await new Promise((r) => stack.once("exit", r));
+  }
+});
+
+describe("pnpm start", () => {
+  it("writes .local/demo.json with every fact and prints the base URL and keys", () => {
+    for (const k of ["base_url", "internal_url", "admin_token", "project_id", "live_key", "test_key", "sender_email", "simulator_url"]) {
+      expect(demo[k]).toBeTruthy();
+    }
+    expect(demo.live_key).toMatch(/^sk_live_/);
+    expect(demo.test_key).toMatch(/^sk_test_/);
+    expect(output).toContain(demo.base_url!);
+    expect(output).toContain(demo.test_key!);
+  });
+
+  it("has every service ready", async () => {
+    for (const s of services) {
+      const res = await fetch(`http://127.0.0.1:${s.port}/readyz`);
+      expect({ service: s.name, status: res.status }).toEqual({ service: s.name, status: 200 });
+    }
+  });
+
+  it("routes only public paths through the gateway", async () => {
+    const internal = await fetch(`${demo.base_url}/send-email`, { method: "POST" });
+    expect(internal.status).toBe(404);
+    const admin = await fetch(`${demo.base_url}/admin/projects`);
+    expect(admin.status).toBe(404);
+    const v1 = await fetch(`${demo.base_url}/v1/send-email`, { method: "POST" });
+    expect(v1.status).toBe(401);
+  });
+
+  it("the simulator takes an SDK SendEmail and posts a Bounce for bounce@ whose SNS signature verifies", async () => {
+    const ses = createSesClient({ region: "us-east-1", endpoint: demo.simulator_url, accessKeyId: "x", secretAccessKey: "x" });
+    const sent = await ses.send(
+      new SendEmailCommand({
+        FromEmailAddress: demo.sender_email,
+        Destination: { ToAddresses: ["bounce@simulator.amazonaws.com"] },
+        Content: { Simple: { Subject: { Data: "hi" }, Body: { Text: { Data: "x" } } } },
+      }),
+    );
+    expect(sent.MessageId).toBeTruthy();
+    const verifier = createSnsVerifier({ allowedCertHosts: /^127\.0\.0\.1$/, allowHttpCertUrls: true });
+    const bounce = await waitFor("the bounce notification", async () => {
+      const res = await fetch(`${demo.simulator_url}/_sim/notifications?messageId=${sent.MessageId}`);
+      const body = (await res.json()) as { notifications: { eventType: string; body: Record<string, string> }[] };
+      // signed once posted to notification-ingest
+      return body.notifications.find((n) => n.eventType === "Bounce" && n.body.Signature)?.body;
+    });
+    await expect(verifier.verify(bounce)).resolves.toBeUndefined();
+    await expect(verifier.verify({ ...bounce, Message: bounce.Message!.replace("Bounce", "Delivery") })).rejects.toThrow();
+  });
+
+  it("sends an email end to end: API → worker → provider → notification → status → signed client webhook", async () => {
+    const received: { headers: http.IncomingHttpHeaders; body: string }[] = [];
+    const receiver = http.createServer((req, res) => {
+      let body = "";
+      req.on("data", (c: Buffer) => (body += c.toString()));
+      req.on("end", () => {
+        received.push({ headers: req.headers, body });
+        res.end("ok");
+      });
+    });
+    await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r));
+    const hookUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hooks`;
+    try {
+      const patch = await fetch(`${demo.internal_url}/admin/projects/${demo.project_id}`, {
+        method: "PATCH",
+        headers: { Authorization: `Bearer ${demo.admin_token}`, "Content-Type": "application/json" },
+        body: JSON.stringify({ webhook_url_dev: hookUrl }),
+      });
+      expect(patch.status).toBe(200);
+
+      const res = await fetch(`${demo.base_url}/v1/send-email`, {
+        method: "POST",
+        headers: { Authorization: `Bearer ${demo.test_key}`, "Content-Type": "application/json" },
+        body: JSON.stringify({
+          recipient_email: "success@simulator.amazonaws.com",
+          sender_email: demo.sender_email,
+          subject: "Hello {{name}}",
+          html_body: '<p>Hi {{name}}, <a href="https://example.com/x">link</a></p>',
+          data: { name: "Ada" },
+        }),
+      });
+      const sent = (await res.json()) as { email_id: string; project_id: string };
+      expect(res.status).toBe(200);
+      expect(sent.project_id).toBe(demo.project_id);
+
+      const db = new Client({ connectionString: process.env.DATABASE_URL });
+      await db.connect();
+      try {
+        const activity = await waitFor("the activity to be delivered", async () => {
+          const r = await db.query("SELECT id, status, is_test, delivered_at FROM activities WHERE email_message_id = $1", [sent.email_id]);
+          return r.rows[0]?.status === "delivered" ? r.rows[0] : undefined;
+        });
+        expect(activity.is_test).toBe(true);
+        expect(activity.delivered_at).not.toBeNull();
+
+        const mime = await waitFor("the provider to hold the message", async () => {
+          const r = await fetch(`${demo.simulator_url}/_sim/messages?to=success@simulator.amazonaws.com`);
+          const body = (await r.json()) as { messages: { raw: string }[] };
+          return body.messages.map((m) => m.raw).find((raw) => raw.includes(`/t/o/${activity.id}`));
+        });
+        expect(mime).toMatch(/Reply-To: .*r-[A-Za-z0-9_-]{8}@/);
+        expect(mime).toContain("Hi Ada");
+
+        const delivered = await waitFor("the email.delivered webhook", async () =>
+          received.find((r) => (JSON.parse(r.body) as { event: string }).event === "email.delivered"),
+        );
+        const expected = createHmac("sha256", demo.test_key!).update(delivered.body).digest("hex");
+        expect(delivered.headers["x-svc-signature"]).toBe(`sha256=${expected}`);
+        expect(delivered.headers["user-agent"]).toBe("Service-Webhook/1.0");
+        expect(JSON.parse(delivered.body)).toMatchObject({ event: "email.delivered", is_test: true, data: { activity_id: activity.id } });
+      } finally {
+        await db.end();
+      }
+    } finally {
+      receiver.close();
+    }
+  });
+
+  it("Ctrl-C stops everything it started", async () => {
+    stack.kill("SIGINT");
+    const code = await new Promise<number | null>((r) => stack.once("exit", (c) => r(c)));
+    expect(code).toBe(0);
+    for (const s of services) {
+      await expect(fetch(`http://127.0.0.1:${s.port}/healthz`)).rejects.toThrow();
+    }
+  });
+});
