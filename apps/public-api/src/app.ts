@@ -4,6 +4,8 @@ import { baseReadiness } from "@emailsvc/runtime";
 import { adminAuth } from "./admin/admin-auth";
 import { adminRouter } from "./admin/admin.routes";
 import type { Deps } from "./deps";
+import { internalSendRouter, v1SendRouter } from "./routes/send.routes";
+import type { SendDeps } from "./use-cases/send-deps";
 
 type Traffic = Pick<Lifecycle, "isAcceptingTraffic">;
 
@@ -16,15 +18,46 @@ function baseApp(deps: Deps, lifecycle?: Traffic): Express {
   });
 }
 
+export function sendDepsOf(deps: Deps): SendDeps {
+  return {
+    db: deps.db,
+    broker: deps.broker,
+    logger: deps.logger,
+    downloader: deps.downloader,
+    store: deps.attachmentStore,
+    templateCache: deps.templateCache,
+    outbox: deps.outbox,
+    rpcTimeoutMs: deps.env.SEND_RPC_TIMEOUT_MS,
+  };
+}
+
 /** Public port: the /v1 API (Bearer key). */
 export function createApp(deps: Deps, lifecycle?: Traffic): Express {
   const app = baseApp(deps, lifecycle);
+  app.use(
+    v1SendRouter({
+      send: sendDepsOf(deps),
+      lookupApiKey: deps.lookupApiKey,
+      idempotencyStore: deps.idempotencyStore,
+      logger: deps.logger,
+    }),
+  );
   return finishApp(app, deps.logger);
 }
 
 /** Internal port (cluster only, never routed by the gateway): POST /send-email, /trigger-job, /admin. */
 export function createInternalApp(deps: Deps, lifecycle?: Traffic): Express {
   const app = baseApp(deps, lifecycle);
-  app.use("/admin", adminAuth(deps.env.ADMIN_TOKEN), express.json({ limit: "2mb" }), adminRouter({ db: deps.db, encryptionKey: deps.env.API_KEY_ENCRYPTION_KEY }));
+  app.use(internalSendRouter({ send: sendDepsOf(deps) }));
+  app.use(
+    "/admin",
+    adminAuth(deps.env.ADMIN_TOKEN),
+    express.json({ limit: "2mb" }),
+    adminRouter({
+      db: deps.db,
+      encryptionKey: deps.env.API_KEY_ENCRYPTION_KEY,
+      onTemplateChanged: (projectId, templateId) => deps.templateCache.invalidate(projectId, templateId),
+    }),
+  );
   return finishApp(app, deps.logger);
 }

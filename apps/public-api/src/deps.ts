@@ -1,21 +1,118 @@
-import { findApiKey } from "@emailsvc/db";
+import { Redis } from "ioredis";
+import { createOutboxStore, findApiKey } from "@emailsvc/db";
 import type { ApiKeyLookup } from "@emailsvc/http";
+import { startOutboxRelay, type OutboxRelay } from "@emailsvc/messaging";
 import { type BaseDeps, createBaseDeps } from "@emailsvc/runtime";
+import type { AttachmentStore } from "./attachments/attachment-store";
+import { createSafeDownloader, type SafeDownloader } from "./attachments/safe-download";
+import { allowAnyAddress } from "./domain/ssrf/address-policy";
+import { createRedisIdempotencyStore, type IdempotencyStore } from "./idempotency/idempotency-store";
+import { createS3AttachmentStore } from "./infra/s3-attachment-store";
+import { createTemplateCache, type TemplateCache } from "./templates/template-cache";
 import type { Env } from "./env";
+import { SEND_LIMITS } from "@emailsvc/contracts";
+
+/** Lets use cases kick the relay after a commit without owning its lifecycle (main.ts starts and stops it). */
+export interface OutboxKicker {
+  kick(): void;
+  start(): void;
+  stop(): Promise<void>;
+}
 
 export interface Deps extends BaseDeps {
   env: Env;
   lookupApiKey: ApiKeyLookup;
+  redis: Redis;
+  idempotencyStore: IdempotencyStore;
+  templateCache: TemplateCache;
+  downloader: SafeDownloader;
+  attachmentStore: AttachmentStore;
+  outbox: OutboxKicker;
+  /** Closes what createDeps opened beyond the base deps (broker and DB are closed by the runtime). */
+  closeExtras(): Promise<void>;
+}
+
+/**
+ * Idempotency cache client tuned to fail fast: no offline queue and no per-command retries, so with Redis down a
+ * command errors at once and the send goes through without the cache (spec 5), instead of waiting.
+ */
+export function createRedis(
+  env: Pick<Env, "REDIS_URL" | "REDIS_CONNECT_TIMEOUT_MS">,
+  onError: (err: Error) => void,
+): Redis {
+  const redis = new Redis(env.REDIS_URL, {
+    connectTimeout: env.REDIS_CONNECT_TIMEOUT_MS,
+    commandTimeout: 1_000,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    retryStrategy: (times) => Math.min(times * 250, 5_000),
+  });
+  redis.on("error", onError);
+  return redis;
+}
+
+export function createOutboxKicker(base: Pick<BaseDeps, "db" | "broker" | "logger">, env: Env): OutboxKicker {
+  let relay: OutboxRelay | undefined;
+  return {
+    kick: () => relay?.kick(),
+    start() {
+      relay ??= startOutboxRelay({
+        store: createOutboxStore(base.db.pool),
+        broker: base.broker,
+        intervalMs: env.OUTBOX_RELAY_INTERVAL_MS,
+        batchSize: env.OUTBOX_RELAY_BATCH_SIZE,
+        logger: base.logger,
+      });
+    },
+    async stop() {
+      const r = relay;
+      relay = undefined;
+      await r?.stop();
+    },
+  };
 }
 
 export async function createDeps(env: Env): Promise<Deps> {
   const base = await createBaseDeps("public-api", env);
+  let lastRedisLog = 0;
+  const redis = createRedis(env, (err) => {
+    // ioredis reports every reconnect attempt; one line per 30 s is enough to see the cache is down.
+    if (Date.now() - lastRedisLog > 30_000) {
+      lastRedisLog = Date.now();
+      base.logger.warn({ err: err.message }, "redis (idempotency cache) unavailable");
+    }
+  });
+  const downloader = createSafeDownloader({
+    timeoutMs: env.ATTACHMENT_DOWNLOAD_TIMEOUT_MS,
+    maxBytes: SEND_LIMITS.attachmentBytes,
+    maxRedirects: 5,
+    ...(env.ATTACHMENT_URL_ALLOW_PRIVATE ? { allowAddress: allowAnyAddress } : {}),
+  });
+  const attachmentStore = createS3AttachmentStore(
+    {
+      region: env.AWS_REGION,
+      ...(env.S3_ENDPOINT ? { endpoint: env.S3_ENDPOINT } : {}),
+      ...(env.AWS_ACCESS_KEY_ID ? { accessKeyId: env.AWS_ACCESS_KEY_ID } : {}),
+      ...(env.AWS_SECRET_ACCESS_KEY ? { secretAccessKey: env.AWS_SECRET_ACCESS_KEY } : {}),
+    },
+    env.ATTACHMENTS_BUCKET,
+  );
   return {
     ...base,
     env,
     lookupApiKey: async (key) => {
       const found = await findApiKey(base.db, key);
       return found ? { projectId: found.projectId, keyId: found.keyId } : null;
+    },
+    redis,
+    idempotencyStore: createRedisIdempotencyStore(redis),
+    templateCache: createTemplateCache(),
+    downloader,
+    attachmentStore,
+    outbox: createOutboxKicker(base, env),
+    async closeExtras() {
+      await downloader.close();
+      redis.disconnect();
     },
   };
 }

@@ -1,6 +1,35 @@
-import type { z } from "zod";
-import { adminEnv, apiKeyEncryptionEnv, inboundEnv, loadEnv, providerEnv, redisEnv, trackingEnv } from "@emailsvc/config";
+import { z } from "zod";
+import {
+  adminEnv,
+  apiKeyEncryptionEnv,
+  envBool,
+  inboundEnv,
+  loadEnv,
+  providerEnv,
+  redisEnv,
+  trackingEnv,
+} from "@emailsvc/config";
 import { serviceEnv } from "@emailsvc/runtime";
+
+/** What only public-api needs: attachments, the send RPC, the outbox relay, idempotency. */
+const sendEnv = z.object({
+  /** S3 bucket holding attachments of accepted sends (the send-worker reads them from there). */
+  ATTACHMENTS_BUCKET: z.string().min(3).default("attachments"),
+  /** Whole download of one `url` attachment, redirects included (spec leaves the value open). */
+  ATTACHMENT_DOWNLOAD_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  /**
+   * Lets `url` attachments reach loopback/private/link-local addresses. Only for local stacks and tests that
+   * serve attachments from this machine; never in production (it turns the API into an SSRF proxy).
+   */
+  ATTACHMENT_URL_ALLOW_PRIVATE: envBool,
+  /** How long the internal POST /send-email waits for the send-worker's answer before answering 504. */
+  SEND_RPC_TIMEOUT_MS: z.coerce.number().int().positive().max(29_000).default(15_000),
+  /** Outbox relay poll period when nobody kicks it (each commit kicks it at once). */
+  OUTBOX_RELAY_INTERVAL_MS: z.coerce.number().int().positive().default(1_000),
+  OUTBOX_RELAY_BATCH_SIZE: z.coerce.number().int().positive().default(500),
+  /** Idempotency cache connect timeout: Redis down must not slow sends, they go through without it. */
+  REDIS_CONNECT_TIMEOUT_MS: z.coerce.number().int().positive().default(500),
+});
 
 export const envSchema = serviceEnv(3001, 3101)
   .extend(redisEnv.shape)
@@ -8,7 +37,8 @@ export const envSchema = serviceEnv(3001, 3101)
   .extend(adminEnv.shape)
   .extend(trackingEnv.shape)
   .extend(inboundEnv.shape)
-  .extend(providerEnv.shape);
+  .extend(providerEnv.shape)
+  .extend(sendEnv.shape);
 export type Env = z.output<typeof envSchema>;
 
 export function readEnv(source: Record<string, string | undefined> = process.env): Env {

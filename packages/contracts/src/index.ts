@@ -1,1 +1,2 @@
 export * from "./messaging";
+export * from "./http";

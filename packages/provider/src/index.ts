@@ -12,3 +12,4 @@ export * from "./sns/sns-message";
 export * from "./sns/sign-sns-message";
 export * from "./sns/sns-verifier";
 export * from "./sns/test-fixtures";
+export * from "./s3/objects";

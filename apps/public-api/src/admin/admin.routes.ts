@@ -20,6 +20,8 @@ import { adminOpenApi } from "./admin.openapi";
 export interface AdminDeps {
   db: Db;
   encryptionKey: string;
+  /** Called after a template edit, so this replica's template cache does not serve the old HTML. */
+  onTemplateChanged?: (projectId: string, templateId: string) => void;
 }
 
 const uuid = z.string().uuid();
@@ -149,6 +151,7 @@ export function adminRouter(deps: AdminDeps): Router {
       : null;
     if (!existing) throw new AppError(ErrorCode.NOT_FOUND, "Template not found");
     const t = await db.prisma.template.update({ where: { id: existing.id }, data: body });
+    deps.onTemplateChanged?.(project.id, t.id);
     res.json({ success: true, template: templateView(t) });
   });
 

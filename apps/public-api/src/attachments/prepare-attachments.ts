@@ -1,0 +1,147 @@
+import { ALLOWED_ATTACHMENT_TYPES, SEND_LIMITS, type AttachmentInput } from "@emailsvc/contracts";
+import { contentTypeFromFilename } from "@emailsvc/content";
+import { AppError, ErrorCode } from "@emailsvc/http";
+import type { AttachmentStore } from "./attachment-store";
+import { DownloadError, type SafeDownloader } from "./safe-download";
+
+/** What `email_messages.attachments` holds (docs/send-pipeline.md); the send-worker reads the bytes from S3. */
+export interface StoredAttachment {
+  filename: string;
+  contentType: string;
+  size: number;
+  storageKey: string;
+}
+
+/** An attachment whose request fields passed every check that needs no network. */
+export interface CheckedAttachment {
+  index: number;
+  filename: string;
+  /** null only for a `url` attachment whose type must come from the download's Content-Type. */
+  contentType: string | null;
+  source: { kind: "content"; bytes: Buffer } | { kind: "url"; url: string };
+}
+
+const ALLOWED = new Set<string>(ALLOWED_ATTACHMENT_TYPES);
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+const MB10 = "10 MB";
+
+/** Path separators and control characters (a filename ends up in a MIME header and an S3 key). */
+const hasUnsafeFilenameChars = (name: string): boolean =>
+  [...name].some((c) => c === "/" || c === "\\" || c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f);
+
+const baseType = (contentType: string): string => contentType.split(";")[0]!.trim().toLowerCase();
+
+function checkType(index: number, contentType: string): void {
+  if (!ALLOWED.has(baseType(contentType))) {
+    throw new AppError(
+      ErrorCode.VALIDATION,
+      `attachments[${index}]: type ${baseType(contentType) || "(empty)"} is not allowed; allowed types are ${ALLOWED_ATTACHMENT_TYPES.join(" and ")}`,
+    );
+  }
+}
+
+function tooLarge(index: number): AppError {
+  return new AppError(
+    ErrorCode.PAYLOAD_TOO_LARGE,
+    `attachments[${index}]: attachment exceeds the ${MB10} limit`,
+  );
+}
+const totalTooLarge = (): AppError =>
+  new AppError(ErrorCode.PAYLOAD_TOO_LARGE, `Attachments exceed the ${MB10} total limit`);
+
+/**
+ * Everything that can be checked without the network, in request order: filename, type (given, else from the
+ * filename's extension), base64 form and decoded size of inline content, the total so far. Runs before sender
+ * verification and before any download, so a bad request never costs a fetch.
+ */
+export function checkAttachments(inputs: readonly AttachmentInput[]): CheckedAttachment[] {
+  let total = 0;
+  return inputs.map((a, index) => {
+    if (hasUnsafeFilenameChars(a.filename)) {
+      throw new AppError(
+        ErrorCode.VALIDATION,
+        `attachments[${index}]: filename must not contain path separators or control characters`,
+      );
+    }
+    const contentType = a.contentType || contentTypeFromFilename(a.filename);
+    if (contentType) checkType(index, contentType);
+    else if (!a.url)
+      throw new AppError(
+        ErrorCode.VALIDATION,
+        `attachments[${index}]: contentType is required when the filename has no known extension`,
+      );
+
+    if (a.content) {
+      if (/^data:/i.test(a.content))
+        throw new AppError(
+          ErrorCode.VALIDATION,
+          `attachments[${index}]: content must be raw base64 without a data: prefix`,
+        );
+      const b64 = a.content.replace(/\s+/g, "");
+      if (b64.length % 4 === 1 || !BASE64.test(b64))
+        throw new AppError(ErrorCode.VALIDATION, `attachments[${index}]: content is not valid base64`);
+      // Checked on the encoded length first so a huge string is refused before it is decoded.
+      const approx = Math.floor((b64.length * 3) / 4) - (b64.endsWith("==") ? 2 : b64.endsWith("=") ? 1 : 0);
+      if (approx > SEND_LIMITS.attachmentBytes) throw tooLarge(index);
+      const bytes = Buffer.from(b64, "base64");
+      total += bytes.length;
+      if (total > SEND_LIMITS.totalAttachmentBytes) throw totalTooLarge();
+      return { index, filename: a.filename, contentType, source: { kind: "content", bytes } };
+    }
+    return { index, filename: a.filename, contentType, source: { kind: "url", url: a.url! } };
+  });
+}
+
+function downloadError(index: number, err: DownloadError): AppError {
+  if (err.failure === "too_large") return tooLarge(index);
+  return new AppError(ErrorCode.VALIDATION, `attachments[${index}]: ${err.message}`, { cause: err });
+}
+
+const safeName = (filename: string): string => filename.replace(/[^A-Za-z0-9._-]/g, "_").slice(-100);
+
+export interface StoreAttachmentsDeps {
+  downloader: SafeDownloader;
+  store: AttachmentStore;
+}
+
+/**
+ * Downloads the `url` attachments (SSRF-guarded, in parallel), applies the size and type rules to what came
+ * back, then stores every attachment in S3 under `<prefix>/<index>-<filename>`. Runs before the accept
+ * transaction: a failed request can leave objects behind (the bucket's lifecycle rule expires them), but an
+ * accepted email never points at a missing object.
+ */
+export async function storeAttachments(
+  deps: StoreAttachmentsDeps,
+  checked: readonly CheckedAttachment[],
+  keyPrefix: string,
+): Promise<StoredAttachment[]> {
+  if (checked.length === 0) return [];
+  const resolved = await Promise.all(
+    checked.map(async (a) => {
+      if (a.source.kind === "content") return { ...a, contentType: a.contentType!, bytes: a.source.bytes };
+      try {
+        const got = await deps.downloader.download(a.source.url);
+        const contentType = a.contentType ?? got.contentType;
+        if (!contentType)
+          throw new AppError(
+            ErrorCode.VALIDATION,
+            `attachments[${a.index}]: the content type could not be determined`,
+          );
+        checkType(a.index, contentType);
+        return { ...a, contentType, bytes: got.body };
+      } catch (err) {
+        if (err instanceof DownloadError) throw downloadError(a.index, err);
+        throw err;
+      }
+    }),
+  );
+  const total = resolved.reduce((n, a) => n + a.bytes.length, 0);
+  if (total > SEND_LIMITS.totalAttachmentBytes) throw totalTooLarge();
+  return Promise.all(
+    resolved.map(async (a) => {
+      const storageKey = `${keyPrefix}/${a.index}-${safeName(a.filename)}`;
+      await deps.store.put(storageKey, a.bytes, a.contentType);
+      return { filename: a.filename, contentType: a.contentType, size: a.bytes.length, storageKey };
+    }),
+  );
+}

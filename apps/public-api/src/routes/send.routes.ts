@@ -1,0 +1,63 @@
+import express, { Router, type Request, type Response } from "express";
+import { apiKeyAuth, getAuth, requireJson, type ApiKeyLookup } from "@emailsvc/http";
+import type { Logger } from "@emailsvc/observability";
+import { idempotency, idempotencyOf, sendReplay } from "../idempotency/idempotency.middleware";
+import type { IdempotencyStore } from "../idempotency/idempotency-store";
+import { internalSendEmail } from "../use-cases/internal-send-email";
+import type { SendDeps, SendOutcome } from "../use-cases/send-deps";
+import { sendEmail } from "../use-cases/send-email";
+import { sendTemplateEmail } from "../use-cases/send-template-email";
+
+/**
+ * Room for 10 MB of attachments in base64 (≈13.4 MB) plus the rest of the body. Only the send routes get it;
+ * everything else keeps a small limit.
+ */
+export const SEND_BODY_LIMIT = "15mb";
+export const SMALL_BODY_LIMIT = "1mb";
+
+const correlationIdOf = (req: Request): string | undefined => (req as { id?: string }).id;
+
+function respond(res: Response, out: SendOutcome): void {
+  if (out.replayed) return sendReplay(res, out);
+  res.status(out.status).json(out.body);
+}
+
+export interface V1SendRoutesDeps {
+  send: SendDeps;
+  lookupApiKey: ApiKeyLookup;
+  idempotencyStore: IdempotencyStore;
+  logger: Logger;
+}
+
+/** Public v1 send endpoints (spec 4.1, 4.2): key first (401 before any parsing), then body, then idempotency. */
+export function v1SendRouter(deps: V1SendRoutesDeps): Router {
+  const r = Router();
+  const auth = apiKeyAuth(deps.lookupApiKey);
+  const bigJson = express.json({ limit: SEND_BODY_LIMIT });
+  const smallJson = express.json({ limit: SMALL_BODY_LIMIT });
+  const idem = idempotency({ store: deps.idempotencyStore, logger: deps.logger });
+
+  r.post("/v1/send-email", auth, bigJson, idem, async (req, res) => {
+    const ctx = { auth: getAuth(res), idempotency: idempotencyOf(res), correlationId: correlationIdOf(req) };
+    respond(res, await sendEmail(deps.send, ctx, req.body));
+  });
+  r.post("/v1/send-template-email", auth, smallJson, idem, async (req, res) => {
+    const ctx = { auth: getAuth(res), idempotency: idempotencyOf(res), correlationId: correlationIdOf(req) };
+    respond(res, await sendTemplateEmail(deps.send, ctx, req.body));
+  });
+  return r;
+}
+
+/** Internal POST /send-email (spec 4.4): no key, JSON only (415), answered once the send-worker has sent it. */
+export function internalSendRouter(deps: { send: SendDeps }): Router {
+  const r = Router();
+  r.post("/send-email", requireJson, express.json({ limit: SEND_BODY_LIMIT }), async (req, res) => {
+    const ctx = {
+      projectHeader: req.header("x-project-id"),
+      source: req.header("x-source"),
+      correlationId: correlationIdOf(req),
+    };
+    respond(res, await internalSendEmail(deps.send, ctx, req.body));
+  });
+  return r;
+}

@@ -1,0 +1,141 @@
+import { randomUUID } from "node:crypto";
+import { internalSendEmailBody, missingFieldMessage } from "@emailsvc/contracts";
+import { renderDoubleBraces, renderTemplate } from "@emailsvc/content";
+import { AppError, ErrorCode } from "@emailsvc/http";
+import { checkAttachments, storeAttachments } from "../attachments/prepare-attachments";
+import { assertSenderVerified } from "../domain/check-sender-verified";
+import { bodyObject, isMissing, parseBody } from "../domain/parse-body";
+import { uniqueAddresses } from "../domain/recipients";
+import { loadTemplate } from "../repos/template.repo";
+import type { TemplateRef } from "../templates/template-cache";
+import { acceptSend } from "./accept-send";
+import { filterSuppressed, skippedBody } from "./filter-suppressed";
+import { sendNow } from "./send-now";
+import type { SendDeps, SendOutcome } from "./send-deps";
+import { positiveInt, MSG_TEMPLATE_NOT_FOUND } from "./send-template-email";
+
+export const MSG_SCHEDULING_UNAVAILABLE = "Scheduling is not available yet";
+export const MSG_SENT = "Email sent successfully";
+
+export interface InternalSendContext {
+  /** `x-project-id`, as received (checked here). */
+  projectHeader: string | undefined;
+  /** `x-source`; `platform` marks dashboard sends (no token Reply-To). */
+  source: string | undefined;
+  correlationId?: string;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+async function resolveProject(deps: SendDeps, header: string | undefined): Promise<string | null> {
+  if (header === undefined || header.trim() === "") return null;
+  const id = header.trim();
+  if (!UUID.test(id)) throw new AppError(ErrorCode.VALIDATION, "x-project-id must be a project UUID");
+  const { rowCount } = await deps.db.pool.query("SELECT 1 FROM projects WHERE id = $1", [id]);
+  if (!rowCount) throw new AppError(ErrorCode.NOT_FOUND, "Project not found");
+  return id.toLowerCase();
+}
+
+/** `templateId` is a template UUID or, as a convenience, its per-project internal id. */
+function templateRef(templateId: string): TemplateRef | null {
+  if (UUID.test(templateId)) return { id: templateId };
+  const internalId = positiveInt(templateId);
+  return internalId === null ? null : { internalId };
+}
+
+/**
+ * Internal POST /send-email (spec 4.4), immediate sends: the same rows as an API send (without the outbox row),
+ * then the send-worker is asked over RPC to send each activity now, and its answer becomes 200 / 502 / 504.
+ * Without `x-project-id` nothing is tied to a project: no sender verification, suppression, Reply-To token or
+ * quota, and `activityId` is null (the activity row still exists: it is what the worker sends from).
+ */
+export async function internalSendEmail(
+  deps: SendDeps,
+  ctx: InternalSendContext,
+  rawBody: unknown,
+): Promise<SendOutcome> {
+  const raw = bodyObject(rawBody);
+  for (const field of ["recipient", "sender", "subject"] as const) {
+    if (isMissing(raw[field])) throw new AppError(ErrorCode.VALIDATION, missingFieldMessage(field));
+  }
+  if (isMissing(raw.html) && isMissing(raw.templateId))
+    throw new AppError(ErrorCode.VALIDATION, missingFieldMessage("html"));
+  // Scheduling (spec 4.5) is a separate piece of work; refusing beats silently sending now.
+  if (!isMissing(raw.scheduled_at)) throw new AppError(ErrorCode.VALIDATION, MSG_SCHEDULING_UNAVAILABLE);
+  const body = parseBody(internalSendEmailBody, raw);
+  const checked = checkAttachments(body.attachments ?? []);
+  const projectId = await resolveProject(deps, ctx.projectHeader);
+  const isPlatform = ctx.source?.trim().toLowerCase() === "platform";
+
+  const data = body.data ?? undefined;
+  const subject = renderDoubleBraces(body.subject, data, { html: false });
+  let html: string;
+  let text: string | null;
+  if (body.templateId) {
+    if (!projectId) throw new AppError(ErrorCode.VALIDATION, "templateId requires the x-project-id header");
+    const ref = templateRef(body.templateId);
+    const loaded = ref ? await loadTemplate(deps, projectId, ref) : null;
+    if (!loaded) throw new AppError(ErrorCode.NOT_FOUND, MSG_TEMPLATE_NOT_FOUND);
+    html = renderTemplate(loaded.template.html, data, { html: true }).text;
+    const textSource = body.text ?? loaded.template.text;
+    text = textSource ? renderTemplate(textSource, data, { html: false }).text : null;
+  } else {
+    html = renderDoubleBraces(body.html!, data, { html: true }).text;
+    text = body.text ? renderDoubleBraces(body.text, data, { html: false }).text : null;
+  }
+
+  let lists = {
+    to: uniqueAddresses(body.recipient),
+    cc: uniqueAddresses(body.cc ?? []),
+    bcc: uniqueAddresses(body.bcc ?? []),
+  };
+  if (projectId) {
+    const [, filtered] = await Promise.all([
+      assertSenderVerified(deps.db, projectId, body.sender),
+      filterSuppressed(deps.db, projectId, lists),
+    ]);
+    if (filtered.to.length === 0)
+      return { status: 200, body: { success: true, ...skippedBody(filtered.skipped[0]!) } };
+    lists = filtered;
+  }
+
+  const emailMessageId = randomUUID();
+  const attachments = await storeAttachments(deps, checked, `${projectId ?? "internal"}/${emailMessageId}`);
+  const accepted = await acceptSend(deps.db, {
+    emailMessageId,
+    projectId,
+    isTest: false,
+    counted: projectId !== null,
+    source: isPlatform ? "platform" : "internal",
+    emailType: body.email_type ?? "transactional",
+    fromEmail: body.sender,
+    fromName: body.senderName ?? null,
+    subject: subject.text,
+    html,
+    text,
+    cc: lists.cc,
+    bcc: lists.bcc,
+    headers: body.custom_headers ?? null,
+    attachments,
+    templateId: null,
+    campaignId: body.campaign_id ?? null,
+    automationRunId: body.automation_run_id ?? null,
+    recipients: lists.to,
+    replyTokens: projectId !== null && !isPlatform,
+    enqueue: false,
+    ...(ctx.correlationId ? { correlationId: ctx.correlationId } : {}),
+  });
+  if (accepted.kind !== "accepted") throw new Error("unreachable: internal sends carry no idempotency key");
+
+  const sent = await sendNow(deps, projectId, accepted.activities, ctx.correlationId);
+  return {
+    status: 200,
+    body: {
+      success: true,
+      messageId: sent.providerMessageIds[0],
+      activityId: projectId ? accepted.activities[0]!.id : null,
+      message: MSG_SENT,
+      ...(attachments.length ? { attachments_sent: attachments.length } : {}),
+    },
+  };
+}

@@ -1,0 +1,25 @@
+import type { Db } from "@emailsvc/db";
+import type { Broker } from "@emailsvc/messaging";
+import type { Logger } from "@emailsvc/observability";
+import type { AttachmentStore } from "../attachments/attachment-store";
+import type { SafeDownloader } from "../attachments/safe-download";
+import type { StoredResponse } from "../idempotency/idempotency-store";
+import type { TemplateCache } from "../templates/template-cache";
+
+/** What the send use cases need (a subset of Deps, so tests can build it by hand). */
+export interface SendDeps {
+  db: Db;
+  broker: Pick<Broker, "rpcCall">;
+  logger: Logger;
+  downloader: SafeDownloader;
+  store: AttachmentStore;
+  templateCache: TemplateCache;
+  outbox: { kick(): void };
+  /** How long the synchronous internal send waits for the send-worker. */
+  rpcTimeoutMs: number;
+}
+
+/** A use case's answer: status + body, `replayed` when it is the stored answer of an earlier identical request. */
+export interface SendOutcome extends StoredResponse {
+  replayed?: boolean;
+}

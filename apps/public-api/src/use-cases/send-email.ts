@@ -1,0 +1,120 @@
+import { randomUUID } from "node:crypto";
+import { MSG_SEND_EMAIL_MISSING, sendEmailBody } from "@emailsvc/contracts";
+import { renderDoubleBraces } from "@emailsvc/content";
+import { AppError, ErrorCode, type AuthContext } from "@emailsvc/http";
+import { checkAttachments, storeAttachments } from "../attachments/prepare-attachments";
+import { assertSenderVerified } from "../domain/check-sender-verified";
+import { bodyObject, isMissing, parseBody } from "../domain/parse-body";
+import { uniqueAddresses } from "../domain/recipients";
+import type { IdempotencyContext } from "../idempotency/idempotency.middleware";
+import { acceptSend } from "./accept-send";
+import { filterSuppressed, skippedBody } from "./filter-suppressed";
+import type { SendDeps, SendOutcome } from "./send-deps";
+
+export interface SendEmailContext {
+  auth: AuthContext;
+  idempotency?: IdempotencyContext;
+  correlationId?: string;
+}
+
+export const MSG_QUEUED = "Email queued for sending";
+
+/** `Name <address>` when a name was given, else the bare address (spec 4.1 `sender_name`). */
+export const displayFrom = (email: string, name: string | null | undefined): string =>
+  name ? `${name} <${email}>` : email;
+
+/**
+ * POST /v1/send-email (spec 4.1): validate, render `{{variable}}` from `data`, check the sender, drop suppressed
+ * recipients, then either describe the email (dry_run) or store its attachments and accept it (one
+ * transaction, outbox row included) for the send-worker.
+ */
+export async function sendEmail(
+  deps: SendDeps,
+  ctx: SendEmailContext,
+  rawBody: unknown,
+): Promise<SendOutcome> {
+  const raw = bodyObject(rawBody);
+  if (isMissing(raw.recipient_email) || isMissing(raw.sender_email) || isMissing(raw.html_body)) {
+    throw new AppError(ErrorCode.VALIDATION, MSG_SEND_EMAIL_MISSING);
+  }
+  const body = parseBody(sendEmailBody, raw);
+  const checked = checkAttachments(body.attachments ?? []);
+  const { projectId, mode } = ctx.auth;
+
+  const data = body.data ?? undefined;
+  const subject = renderDoubleBraces(body.subject ?? "", data, { html: false });
+  const html = renderDoubleBraces(body.html_body, data, { html: true });
+  const text = body.text_body ? renderDoubleBraces(body.text_body, data, { html: false }) : null;
+
+  const to = uniqueAddresses(body.recipient_email);
+  const [, lists] = await Promise.all([
+    assertSenderVerified(deps.db, projectId, body.sender_email),
+    filterSuppressed(deps.db, projectId, {
+      to,
+      cc: uniqueAddresses(body.cc ?? []),
+      bcc: uniqueAddresses(body.bcc ?? []),
+    }),
+  ]);
+
+  if (body.dry_run) {
+    const variablesUsed = [
+      ...new Set([...subject.variablesUsed, ...html.variablesUsed, ...(text?.variablesUsed ?? [])]),
+    ];
+    return {
+      status: 200,
+      body: {
+        dry_run: true,
+        test_mode: mode === "test",
+        would_send: {
+          to: lists.to,
+          from: displayFrom(body.sender_email, body.sender_name),
+          subject: subject.text,
+          html_preview: html.text,
+          variables_used: variablesUsed,
+        },
+      },
+    };
+  }
+  // Arrays: the others are still sent; only when every recipient is suppressed is the skipped body returned,
+  // for the first suppressed recipient.
+  if (lists.to.length === 0) return { status: 200, body: skippedBody(lists.skipped[0]!) };
+
+  const emailMessageId = randomUUID();
+  const attachments = await storeAttachments(deps, checked, `${projectId}/${emailMessageId}`);
+  const skippedNote = lists.skipped.length
+    ? ` (${lists.skipped.length} suppressed recipient${lists.skipped.length > 1 ? "s" : ""} skipped)`
+    : "";
+  const response = {
+    status: 200,
+    body: { message: `${MSG_QUEUED}${skippedNote}`, email_id: emailMessageId, project_id: projectId },
+  };
+
+  const result = await acceptSend(deps.db, {
+    emailMessageId,
+    projectId,
+    isTest: mode === "test",
+    counted: mode === "live",
+    source: "api",
+    emailType: "transactional",
+    fromEmail: body.sender_email,
+    fromName: body.sender_name ?? null,
+    subject: subject.text,
+    html: html.text,
+    text: text?.text ?? null,
+    cc: lists.cc,
+    bcc: lists.bcc,
+    headers: null,
+    attachments,
+    templateId: null,
+    campaignId: null,
+    automationRunId: null,
+    recipients: lists.to,
+    replyTokens: true,
+    enqueue: true,
+    ...(ctx.idempotency ? { idempotency: { ...ctx.idempotency, response } } : {}),
+    ...(ctx.correlationId ? { correlationId: ctx.correlationId } : {}),
+  });
+  if (result.kind === "replay") return { ...result.response, replayed: true };
+  deps.outbox.kick();
+  return response;
+}

@@ -1,0 +1,79 @@
+import {
+  emailSendRpcReply,
+  Exchanges,
+  makeEnvelope,
+  RoutingKeys,
+  type EmailSendRpcReply,
+} from "@emailsvc/contracts";
+import { AppError, ErrorCode } from "@emailsvc/http";
+import { RpcTimeoutError } from "@emailsvc/messaging";
+import type { AcceptedActivity } from "./accept-send";
+import type { SendDeps } from "./send-deps";
+
+export const MSG_PROVIDER_TIMEOUT = "Timed out waiting for the email provider";
+
+type Outcome = { ok: true; reply: EmailSendRpcReply } | { ok: false; timeout: boolean; error: string };
+
+async function callWorker(
+  deps: SendDeps,
+  projectId: string | null,
+  activityId: string,
+  correlationId?: string,
+): Promise<Outcome> {
+  const envelope = makeEnvelope(
+    RoutingKeys.emailSendRpc,
+    { activityId },
+    { projectId, ...(correlationId ? { correlationId } : {}) },
+  );
+  try {
+    const raw = await deps.broker.rpcCall(Exchanges.emailCommands, RoutingKeys.emailSendRpc, envelope, {
+      timeoutMs: deps.rpcTimeoutMs,
+    });
+    const parsed = emailSendRpcReply.safeParse(raw);
+    if (!parsed.success)
+      return { ok: false, timeout: false, error: "the send-worker answered with an invalid reply" };
+    const reply = parsed.data;
+    if (reply.status === "sent" && reply.providerMessageId) return { ok: true, reply };
+    return {
+      ok: false,
+      timeout: reply.errorKind === "timeout",
+      error: reply.error ?? `email ${reply.status}`,
+    };
+  } catch (err) {
+    // No answer in time (worker down, busy or the provider slow): the caller is told 504.
+    if (err instanceof RpcTimeoutError) return { ok: false, timeout: true, error: MSG_PROVIDER_TIMEOUT };
+    deps.logger.error({ err, activityId }, "send RPC failed");
+    return { ok: false, timeout: false, error: "the send-worker could not process the email" };
+  }
+}
+
+/**
+ * Asks the send-worker to send each activity now (in parallel) over RPC and waits for every answer. All sent:
+ * their provider message ids, in activity order. Otherwise the activities still `queued` are cancelled, so a
+ * late worker never sends an email the client was told failed, and the first failure decides the status:
+ * a timeout (ours or the provider's) 504, anything else 502.
+ */
+export async function sendNow(
+  deps: SendDeps,
+  projectId: string | null,
+  activities: readonly AcceptedActivity[],
+  correlationId?: string,
+): Promise<{ providerMessageIds: string[] }> {
+  const outcomes = await Promise.all(activities.map((a) => callWorker(deps, projectId, a.id, correlationId)));
+  const failures = outcomes.filter((o): o is Extract<Outcome, { ok: false }> => !o.ok);
+  if (failures.length === 0)
+    return {
+      providerMessageIds: outcomes.map((o) => (o as Extract<Outcome, { ok: true }>).reply.providerMessageId!),
+    };
+
+  await deps.db.pool.query(
+    `UPDATE activities SET status = 'cancelled', failure_reason = $2, updated_at = now()
+      WHERE id = ANY($1::uuid[]) AND status = 'queued'`,
+    [activities.map((a) => a.id), "not sent: the synchronous send failed or timed out"],
+  );
+  const timeout = failures.find((f) => f.timeout);
+  if (timeout) throw new AppError(ErrorCode.PROVIDER_TIMEOUT, MSG_PROVIDER_TIMEOUT);
+  const sentCount = outcomes.length - failures.length;
+  const partial = sentCount > 0 ? ` (${sentCount} of ${outcomes.length} recipients were sent)` : "";
+  throw new AppError(ErrorCode.PROVIDER_ERROR, `Failed to send email: ${failures[0]!.error}${partial}`);
+}

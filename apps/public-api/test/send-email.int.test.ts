@@ -1,0 +1,452 @@
+// POST /v1/send-email (spec 4.1, 5, 7, 8). Real: PostgreSQL, RabbitMQ (outbox relay → a test queue bound to
+// email.commands), Redis, s3rver. Faked: nothing; no send-worker runs, so activities stay `queued`.
+import request from "supertest";
+import { MSG_SEND_EMAIL_MISSING } from "@emailsvc/contracts";
+import { MSG_INVALID_KEY_PREFIX, MSG_INVALID_OR_MISSING_KEY } from "@emailsvc/http";
+import { usagePeriod } from "../src/use-cases/accept-send";
+import {
+  bearer,
+  count,
+  makeProject,
+  observeSendRequests,
+  startHarness,
+  startS3,
+  suppress,
+  testEnv,
+  type CommandObserver,
+  type Harness,
+  type TestProject,
+  waitFor,
+} from "./helpers";
+
+let h: Harness;
+let s3: Awaited<ReturnType<typeof startS3>>;
+let observer: CommandObserver;
+let p: TestProject;
+
+beforeAll(async () => {
+  s3 = await startS3();
+  h = await startHarness(testEnv({ S3_ENDPOINT: s3.endpoint }));
+  observer = await observeSendRequests();
+});
+afterAll(async () => {
+  await observer?.broker.close();
+  await h?.close();
+  await s3?.close();
+});
+beforeEach(async () => {
+  p = await makeProject(h.deps);
+});
+
+const send = (key: string, body: unknown) =>
+  request(h.app)
+    .post("/v1/send-email")
+    .set(bearer(key))
+    .send(body as object);
+const minimal = () => ({
+  recipient_email: "alice@example.org",
+  sender_email: p.sender,
+  html_body: "<p>Hi</p>",
+});
+const messagesOf = (projectId: string) => count(h.deps, "email_messages WHERE project_id = $1", [projectId]);
+
+describe("authentication (spec 5)", () => {
+  it("401 without a key, with an unknown key and with an unknown prefix", async () => {
+    const none = await request(h.app).post("/v1/send-email").send(minimal());
+    expect(none.status).toBe(401);
+    expect(none.body).toEqual({ success: false, error: MSG_INVALID_OR_MISSING_KEY });
+    expect(MSG_INVALID_OR_MISSING_KEY).toBe("Unauthorized: Invalid or missing API key");
+
+    const unknown = await send("sk_live_doesnotexist0000000000000000000000000", minimal());
+    expect(unknown.status).toBe(401);
+    expect(unknown.body).toEqual({ success: false, error: "Unauthorized: Invalid or missing API key" });
+
+    const prefix = await send("pk_live_abc", minimal());
+    expect(prefix.status).toBe(401);
+    expect(prefix.body.error).toBe("Invalid API key prefix. Expected sk_proj_*, sk_live_* or sk_test_*.");
+    expect(MSG_INVALID_KEY_PREFIX).toBe(prefix.body.error);
+    expect(await messagesOf(p.projectId)).toBe(0);
+  });
+});
+
+describe("validation (spec 4.1, 7)", () => {
+  it.each([
+    ["recipient_email", { recipient_email: undefined }],
+    ["sender_email", { sender_email: undefined }],
+    ["html_body", { html_body: undefined }],
+    ["empty html_body", { html_body: "" }],
+    ["empty recipient array", { recipient_email: [] }],
+  ])("400 with the exact message when %s is missing", async (_name, patch) => {
+    const res = await send(p.liveKey, { ...minimal(), ...patch });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ success: false, error: MSG_SEND_EMAIL_MISSING });
+    expect(res.body.error).toBe("Missing required fields: recipient_email, sender_email, html_body");
+  });
+
+  it("an empty or non-JSON body is a missing-fields 400, invalid JSON a 400, never a 500", async () => {
+    const empty = await request(h.app).post("/v1/send-email").set(bearer(p.liveKey)).send({});
+    expect(empty.status).toBe(400);
+    expect(empty.body.error).toBe(MSG_SEND_EMAIL_MISSING);
+    const text = await request(h.app)
+      .post("/v1/send-email")
+      .set(bearer(p.liveKey))
+      .set("Content-Type", "text/plain")
+      .send("hello");
+    expect(text.status).toBe(400);
+    expect(text.body.error).toBe(MSG_SEND_EMAIL_MISSING);
+    const broken = await request(h.app)
+      .post("/v1/send-email")
+      .set(bearer(p.liveKey))
+      .set("Content-Type", "application/json")
+      .send('{"recipient_email":');
+    expect(broken.status).toBe(400);
+    expect(broken.body).toEqual({ success: false, error: "Invalid JSON body" });
+    const array = await request(h.app).post("/v1/send-email").set(bearer(p.liveKey)).send([minimal()]);
+    expect(array.status).toBe(400);
+    expect(array.body.error).toBe(MSG_SEND_EMAIL_MISSING);
+  });
+
+  const many = (n: number, p: string) => Array.from({ length: n }, (_, i) => `${p}${i}@example.org`);
+  const invalid: [Record<string, unknown>, string][] = [
+    [{ recipient_email: "not-an-address" }, "recipient_email is not a valid email address: not-an-address"],
+    [{ recipient_email: ["a@example.org", "b@"] }, "recipient_email is not a valid email address: b@"],
+    [{ recipient_email: 42 }, "recipient_email must be an email address or an array of email addresses"],
+    [{ recipient_email: many(51, "u") }, "Too many addresses in recipient_email: 51. Maximum is 50."],
+    [{ cc: many(11, "c") }, "Too many addresses in cc: 11. Maximum is 10."],
+    [{ bcc: many(11, "b") }, "Too many addresses in bcc: 11. Maximum is 10."],
+    [{ sender_email: "nope" }, "sender_email is not a valid email address: nope"],
+    [{ data: ["x"] }, "data must be an object"],
+    [{ dry_run: "yes" }, "dry_run must be a boolean"],
+    [{ subject: 5 }, "subject must be a string"],
+  ];
+  it.each(invalid.map(([patch, message]) => [message, patch] as const))("400 %s", async (message, patch) => {
+    const res = await send(p.liveKey, { ...minimal(), ...patch });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ success: false, error: message });
+  });
+
+  it("accepts exactly 50 recipients and 10 cc / 10 bcc", async () => {
+    const res = await send(p.liveKey, {
+      ...minimal(),
+      recipient_email: Array.from({ length: 50 }, (_, i) => `u${i}@example.org`),
+      cc: Array.from({ length: 10 }, (_, i) => `c${i}@example.org`),
+      bcc: Array.from({ length: 10 }, (_, i) => `b${i}@example.org`),
+    });
+    expect(res.status).toBe(200);
+    expect(await count(h.deps, "activities WHERE email_message_id = $1", [res.body.email_id])).toBe(50);
+  });
+});
+
+describe("sender verification (spec 4.4 order, applied to v1)", () => {
+  it("403 SENDER_NOT_VERIFIED for an unknown sender, nothing stored", async () => {
+    const res = await send(p.liveKey, { ...minimal(), sender_email: "someone@unverified.example" });
+    expect(res.status).toBe(403);
+    expect(res.body).toEqual({
+      success: false,
+      error:
+        "Sender someone@unverified.example is not verified: verify the address or the domain unverified.example first",
+      code: "SENDER_NOT_VERIFIED",
+    });
+    expect(await messagesOf(p.projectId)).toBe(0);
+  });
+
+  it("an inactive or unverified sender profile does not count; a verified domain identity does (IDN in ASCII form)", async () => {
+    await h.deps.db.prisma.senderProfile.create({
+      data: {
+        projectId: p.projectId,
+        senderEmail: "off@brand.example",
+        senderName: "Off",
+        emailVerified: true,
+        active: false,
+      },
+    });
+    expect((await send(p.liveKey, { ...minimal(), sender_email: "off@brand.example" })).status).toBe(403);
+
+    const base = { projectId: p.projectId, verificationToken: "t", mailFromDomain: "mail.x", dkimTokens: [] };
+    await h.deps.db.prisma.domainIdentity.create({
+      data: {
+        ...base,
+        domain: "xn--bcher-kva.example",
+        domainUnicode: "bücher.example",
+        activeDomain: "xn--bcher-kva.example",
+        status: "verified",
+      },
+    });
+    await h.deps.db.prisma.domainIdentity.create({
+      data: {
+        ...base,
+        domain: "pending.example",
+        domainUnicode: "pending.example",
+        activeDomain: "pending.example",
+        status: "pending",
+      },
+    });
+    await h.deps.db.prisma.domainIdentity.create({
+      data: {
+        ...base,
+        domain: "gone.example",
+        domainUnicode: "gone.example",
+        activeDomain: null,
+        status: "verified",
+        deletedAt: new Date(),
+      },
+    });
+    expect((await send(p.liveKey, { ...minimal(), sender_email: "news@Bücher.example" })).status).toBe(200);
+    expect((await send(p.liveKey, { ...minimal(), sender_email: "news@pending.example" })).status).toBe(403);
+    expect((await send(p.liveKey, { ...minimal(), sender_email: "news@gone.example" })).status).toBe(403);
+  });
+
+  it("another project's verified sender is not this project's", async () => {
+    const other = await makeProject(h.deps);
+    const res = await send(p.liveKey, { ...minimal(), sender_email: other.sender });
+    expect(res.status).toBe(403);
+  });
+});
+
+describe("accepted sends", () => {
+  it("200 { message, email_id, project_id }; rows, reply tokens, outbox row and the published command", async () => {
+    const res = await send(p.liveKey, {
+      recipient_email: ["Alice@Example.org", "bob@example.org", "alice@example.org"],
+      sender_email: p.sender,
+      sender_name: "Shop",
+      subject: "Hello {{name}}",
+      html_body: "<p>Hi {{name}}, order {{order.id}}</p>",
+      text_body: "Hi {{name}}",
+      cc: "carol@example.org",
+      bcc: ["dave@example.org"],
+      data: { name: "<Ann>", order: { id: 42 } },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      message: "Email queued for sending",
+      email_id: expect.any(String),
+      project_id: p.projectId,
+    });
+
+    const msg = await h.deps.db.prisma.emailMessage.findUniqueOrThrow({
+      where: { id: res.body.email_id },
+      include: { activities: true },
+    });
+    expect(msg).toMatchObject({
+      projectId: p.projectId,
+      isTest: false,
+      source: "api",
+      fromEmail: p.sender,
+      fromName: "Shop",
+      subject: "Hello <Ann>",
+      html: "<p>Hi &lt;Ann&gt;, order 42</p>",
+      text: "Hi <Ann>",
+      cc: ["carol@example.org"],
+      bcc: ["dave@example.org"],
+    });
+    // Duplicates (case-insensitive) collapse into one activity per person.
+    const activities = msg.activities.sort((a, b) => a.recipient.localeCompare(b.recipient));
+    expect(activities.map((a) => a.recipient)).toEqual(["alice@example.org", "bob@example.org"]);
+    for (const a of activities) {
+      expect(a).toMatchObject({ status: "queued", isTest: false, projectId: p.projectId });
+      expect(a.replyToken).toMatch(/^[a-z0-9]{8}$/);
+      const token = await h.deps.db.prisma.replyToken.findUniqueOrThrow({ where: { token: a.replyToken! } });
+      expect(token).toMatchObject({ projectId: p.projectId, activityId: a.id });
+    }
+
+    const ids = activities.map((a) => a.id).sort();
+    const published = await observer.waitFor((e) => e.payload.activityIds.some((id) => ids.includes(id)));
+    expect(published).toMatchObject({ type: "email.send-requested", projectId: p.projectId });
+    expect([...published.payload.activityIds].sort()).toEqual(ids);
+    // The relay marks the row published in the transaction that locked it, right after the broker's confirm.
+    const rows = await waitFor(async () => {
+      const { rows } = await h.deps.db.pool.query(
+        "SELECT exchange, routing_key, published_at FROM outbox_messages WHERE payload->>'id' = $1 AND published_at IS NOT NULL",
+        [published.id],
+      );
+      return rows.length ? rows : undefined;
+    });
+    expect(rows).toEqual([
+      { exchange: "email.commands", routing_key: "email.send-requested", published_at: expect.any(Date) },
+    ]);
+  });
+
+  it("live sends count in total_sent and project_usage; test-key sends do not, and are is_test", async () => {
+    const live = await send(p.liveKey, { ...minimal(), recipient_email: ["a@example.org", "b@example.org"] });
+    expect(live.status).toBe(200);
+    const test = await send(p.testKey, {
+      ...minimal(),
+      recipient_email: ["c@example.org", "d@example.org", "e@example.org"],
+    });
+    expect(test.status).toBe(200);
+    expect(test.body.project_id).toBe(p.projectId);
+
+    const project = await h.deps.db.prisma.project.findUniqueOrThrow({ where: { id: p.projectId } });
+    expect(project.totalSent).toBe(2n);
+    const usage = await h.deps.db.prisma.projectUsage.findUniqueOrThrow({
+      where: { projectId_period: { projectId: p.projectId, period: usagePeriod() } },
+    });
+    expect(usage.liveSent).toBe(2);
+    const testActivities = await h.deps.db.prisma.activity.findMany({
+      where: { emailMessageId: test.body.email_id },
+    });
+    expect(testActivities).toHaveLength(3);
+    expect(testActivities.every((a) => a.isTest)).toBe(true);
+    const testMessage = await h.deps.db.prisma.emailMessage.findUniqueOrThrow({
+      where: { id: test.body.email_id },
+    });
+    expect(testMessage.isTest).toBe(true);
+  });
+
+  it("the legacy sk_proj_ live key behaves as live", async () => {
+    const { createProject } = await import("@emailsvc/db");
+    const legacy = await createProject(h.deps.db, { name: "legacy", legacyLiveKey: true }, "ab".repeat(32));
+    expect(legacy.liveKey.startsWith("sk_proj_")).toBe(true);
+    await h.deps.db.prisma.senderProfile.create({
+      data: {
+        projectId: legacy.project.id,
+        senderEmail: "x@legacy.example",
+        senderName: "L",
+        emailVerified: true,
+      },
+    });
+    const res = await send(legacy.liveKey, {
+      recipient_email: "a@example.org",
+      sender_email: "x@legacy.example",
+      html_body: "x",
+    });
+    expect(res.status).toBe(200);
+    const a = await h.deps.db.prisma.activity.findFirstOrThrow({
+      where: { emailMessageId: res.body.email_id },
+    });
+    expect(a.isTest).toBe(false);
+  });
+});
+
+describe("monthly quota (500,000 live emails)", () => {
+  it("429 with the exact body past the quota; nothing stored; test keys still send", async () => {
+    await h.deps.db.prisma.projectUsage.create({
+      data: { projectId: p.projectId, period: usagePeriod(), liveSent: 499_999 },
+    });
+    const before = await count(h.deps, "outbox_messages", []);
+
+    const two = await send(p.liveKey, { ...minimal(), recipient_email: ["a@example.org", "b@example.org"] });
+    expect(two.status).toBe(429);
+    expect(two.body).toEqual({
+      success: false,
+      error: "Monthly email quota exceeded (500,000 emails per month)",
+    });
+    expect(await messagesOf(p.projectId)).toBe(0);
+
+    const one = await send(p.liveKey, minimal());
+    expect(one.status).toBe(200);
+    const over = await send(p.liveKey, minimal());
+    expect(over.status).toBe(429);
+    expect(over.body.error).toBe("Monthly email quota exceeded (500,000 emails per month)");
+
+    const usage = await h.deps.db.prisma.projectUsage.findUniqueOrThrow({
+      where: { projectId_period: { projectId: p.projectId, period: usagePeriod() } },
+    });
+    expect(usage.liveSent).toBe(500_000);
+    expect(await messagesOf(p.projectId)).toBe(1);
+    expect(await count(h.deps, "outbox_messages", [])).toBe(before + 1);
+    expect((await h.deps.db.prisma.project.findUniqueOrThrow({ where: { id: p.projectId } })).totalSent).toBe(
+      1n,
+    );
+
+    const test = await send(p.testKey, minimal());
+    expect(test.status).toBe(200);
+  });
+});
+
+describe("dry_run", () => {
+  it("answers exactly the 4.1 shape, with rendering, and stores / queues nothing", async () => {
+    const outboxBefore = await count(h.deps, "outbox_messages", []);
+    const res = await send(p.testKey, {
+      recipient_email: ["a@example.org", "b@example.org"],
+      sender_email: p.sender,
+      sender_name: "Shop",
+      subject: "Hi {{name}}",
+      html_body: "<p>{{name}} / {{missing}}</p>",
+      data: { name: "Ann" },
+      dry_run: true,
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      dry_run: true,
+      test_mode: true,
+      would_send: {
+        to: ["a@example.org", "b@example.org"],
+        from: `Shop <${p.sender}>`,
+        subject: "Hi Ann",
+        html_preview: "<p>Ann / </p>",
+        variables_used: ["name", "missing"],
+      },
+    });
+    const live = await send(p.liveKey, { ...minimal(), dry_run: true });
+    expect(live.body.test_mode).toBe(false);
+    expect(live.body.would_send.from).toBe(p.sender);
+    expect(await messagesOf(p.projectId)).toBe(0);
+    expect(await count(h.deps, "activities WHERE project_id = $1", [p.projectId])).toBe(0);
+    expect(await count(h.deps, "outbox_messages", [])).toBe(outboxBefore);
+    expect(await count(h.deps, "project_usage WHERE project_id = $1", [p.projectId])).toBe(0);
+  });
+
+  it("still validates: missing fields and an unverified sender are refused", async () => {
+    expect((await send(p.liveKey, { ...minimal(), html_body: undefined, dry_run: true })).status).toBe(400);
+    expect(
+      (await send(p.liveKey, { ...minimal(), sender_email: "x@nowhere.example", dry_run: true })).status,
+    ).toBe(403);
+  });
+});
+
+describe("suppression", () => {
+  it("a suppressed single recipient: 200 skipped body, nothing stored", async () => {
+    await suppress(h.deps, p.projectId, "gone@example.org", "bounce");
+    const res = await send(p.liveKey, { ...minimal(), recipient_email: "Gone@example.org" });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      message: expect.any(String),
+      skipped: true,
+      suppression_reason: "bounce",
+      recipient: "Gone@example.org",
+    });
+    expect(await messagesOf(p.projectId)).toBe(0);
+  });
+
+  it("arrays: the others are sent; all suppressed → skipped body of the first", async () => {
+    await suppress(h.deps, p.projectId, "unsub@example.org", "unsubscribed");
+    await suppress(h.deps, p.projectId, "bounced@example.org", "bounce");
+    const some = await send(p.liveKey, {
+      ...minimal(),
+      recipient_email: ["unsub@example.org", "ok@example.org"],
+      cc: ["bounced@example.org", "cc@example.org"],
+    });
+    expect(some.status).toBe(200);
+    expect(some.body).toEqual({
+      message: "Email queued for sending (1 suppressed recipient skipped)",
+      email_id: expect.any(String),
+      project_id: p.projectId,
+    });
+    const msg = await h.deps.db.prisma.emailMessage.findUniqueOrThrow({
+      where: { id: some.body.email_id },
+      include: { activities: true },
+    });
+    expect(msg.activities.map((a) => a.recipient)).toEqual(["ok@example.org"]);
+    expect(msg.cc).toEqual(["cc@example.org"]);
+
+    const all = await send(p.liveKey, {
+      ...minimal(),
+      recipient_email: ["bounced@example.org", "unsub@example.org"],
+    });
+    expect(all.status).toBe(200);
+    expect(all.body).toMatchObject({
+      skipped: true,
+      suppression_reason: "bounce",
+      recipient: "bounced@example.org",
+    });
+    expect(await messagesOf(p.projectId)).toBe(1);
+  });
+
+  it("suppression is per project", async () => {
+    const other = await makeProject(h.deps);
+    await suppress(h.deps, other.projectId, "alice@example.org", "bounce");
+    const res = await send(p.liveKey, minimal());
+    expect(res.body.email_id).toBeDefined();
+  });
+});
