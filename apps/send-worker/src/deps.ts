@@ -1,8 +1,40 @@
+import Redis from "ioredis";
+import { createOutboxStore } from "@emailsvc/db";
+import { type OutboxRelay, startOutboxRelay } from "@emailsvc/messaging";
+import { createS3Client, createSesClient } from "@emailsvc/provider";
 import { type BaseDeps, createBaseDeps } from "@emailsvc/runtime";
 import type { Env } from "./env";
+import { createRateLimiter } from "./infra/rate-limiter";
+import type { SendActivityDeps } from "./use-cases/send-activity";
 
-export type Deps = BaseDeps;
+export interface Deps extends BaseDeps {
+  env: Env;
+  redis: Redis;
+  relay: OutboxRelay;
+  send: SendActivityDeps;
+}
 
-export function createDeps(env: Env): Promise<Deps> {
-  return createBaseDeps("send-worker", env);
+export async function createDeps(env: Env): Promise<Deps> {
+  const base = await createBaseDeps("send-worker", env);
+  const provider = {
+    region: env.AWS_REGION,
+    ...(env.AWS_ACCESS_KEY_ID ? { accessKeyId: env.AWS_ACCESS_KEY_ID } : {}),
+    ...(env.AWS_SECRET_ACCESS_KEY ? { secretAccessKey: env.AWS_SECRET_ACCESS_KEY } : {}),
+  };
+  const redis = new Redis(env.REDIS_URL, { maxRetriesPerRequest: 3, lazyConnect: false });
+  redis.on("error", (err) => base.logger.warn({ err: err.message }, "redis error"));
+  const relay = startOutboxRelay({ store: createOutboxStore(base.db.pool), broker: base.broker, intervalMs: 1000, batchSize: 500, logger: base.logger });
+  const send: SendActivityDeps = {
+    db: base.db,
+    ses: createSesClient({ ...provider, ...(env.SES_ENDPOINT ? { endpoint: env.SES_ENDPOINT } : {}), requestTimeoutMs: env.PROVIDER_TIMEOUT_MS }),
+    s3: createS3Client({ ...provider, ...(env.S3_ENDPOINT ? { endpoint: env.S3_ENDPOINT } : {}) }),
+    limiter: createRateLimiter(redis, { perSecond: env.SEND_RATE_PER_SECOND }),
+    logger: base.logger,
+    attachmentsBucket: env.ATTACHMENTS_BUCKET,
+    inboundDomain: env.INBOUND_DOMAIN,
+    tracking: { baseUrl: env.PUBLIC_BASE_URL, secret: env.TRACKING_SECRET },
+    kickOutbox: () => relay.kick(),
+    messageCache: new Map(),
+  };
+  return { ...base, env, redis, relay, send };
 }

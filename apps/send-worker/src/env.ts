@@ -1,8 +1,21 @@
-import type { z } from "zod";
-import { loadEnv } from "@emailsvc/config";
+import { z } from "zod";
+import { inboundEnv, loadEnv, providerEnv, redisEnv, trackingEnv } from "@emailsvc/config";
 import { serviceEnv } from "@emailsvc/runtime";
 
-export const envSchema = serviceEnv(3003);
+export const envSchema = serviceEnv(3003)
+  .extend(redisEnv.shape)
+  .extend(providerEnv.shape)
+  .extend(trackingEnv.shape)
+  .extend(inboundEnv.shape)
+  .extend({
+    /** One global limit for the whole provider account, shared by all replicas through Redis (0 = off). */
+    SEND_RATE_PER_SECOND: z.coerce.number().min(0).default(16),
+    /** Messages in flight per replica (spec 8: send worker concurrency 20). */
+    SEND_PREFETCH: z.coerce.number().int().positive().default(20),
+    ATTACHMENTS_BUCKET: z.string().min(3).default("attachments"),
+    /** A provider call taking longer counts as a timeout (transient; 504 on the synchronous path). */
+    PROVIDER_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+  });
 export type Env = z.output<typeof envSchema>;
 
 export function readEnv(source: Record<string, string | undefined> = process.env): Env {

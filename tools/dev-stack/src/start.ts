@@ -116,8 +116,9 @@ async function main(): Promise<void> {
     REDIS_URL: process.env.REDIS_URL ?? "redis://127.0.0.1:6379/0",
     ...secrets,
     AWS_REGION: "us-east-1",
-    AWS_ACCESS_KEY_ID: "local",
-    AWS_SECRET_ACCESS_KEY: "local",
+    // s3rver's default credentials (the simulator ignores credentials)
+    AWS_ACCESS_KEY_ID: "S3RVER",
+    AWS_SECRET_ACCESS_KEY: "S3RVER",
     SES_ENDPOINT: simulatorUrl,
     SNS_ENDPOINT: simulatorUrl,
     S3_ENDPOINT: `http://127.0.0.1:${S3_PORT}`,

@@ -1,0 +1,25 @@
+import type { EmailSendRpcReply, Envelope } from "@emailsvc/contracts";
+import { failReleased, sendActivity, type SendActivityDeps } from "../use-cases/send-activity";
+
+/**
+ * email.send-rpc (the synchronous internal POST /send-email): one activity, answered at once. A throttled call
+ * is retried briefly inside the caller's deadline; any other failure is final and recorded as failed, because
+ * the client is told 502/504 and must not see the email go out later.
+ */
+export function rpcConsumer(deps: SendActivityDeps) {
+  return async (envelope: Envelope<{ activityId: string }>): Promise<EmailSendRpcReply> => {
+    const activityId = envelope.payload.activityId;
+    for (let attempt = 1; ; attempt++) {
+      const o = await sendActivity(deps, activityId);
+      if (o.kind === "sent") return { activityId, status: "sent", providerMessageId: o.providerMessageId };
+      if (o.kind === "skipped") return { activityId, status: "skipped", error: "Activity is not waiting to be sent", errorKind: "permanent" };
+      if (o.kind === "failed") return { activityId, status: "failed", error: o.reason, errorKind: "provider" };
+      if (o.reason === "throttle" && attempt < 3) {
+        await new Promise((r) => setTimeout(r, 300 * attempt));
+        continue;
+      }
+      await failReleased(deps, activityId, o.message);
+      return { activityId, status: "failed", error: o.message, errorKind: o.timeout ? "timeout" : "provider" };
+    }
+  };
+}

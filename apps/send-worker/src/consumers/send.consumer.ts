@@ -1,0 +1,34 @@
+import { findQueueDef, messagingTopology, Queues, type Envelope } from "@emailsvc/contracts";
+import { type MessageContext, RetryableError } from "@emailsvc/messaging";
+import { requeueActivities } from "../repos/activity.repo";
+import { failReleased, sendActivity, type SendActivityDeps } from "../use-cases/send-activity";
+
+const MAX_ATTEMPTS = findQueueDef(messagingTopology, Queues.sendWorkerSend)?.retry?.maxAttempts ?? 5;
+
+type Payload = { activityIds: string[] } | { activityId: string };
+
+/**
+ * email.send-requested: sends every listed activity (bounded concurrency). Activities to retry are retried
+ * together after the queue's delay; a message redelivered for them skips the ones already sent (the claim).
+ * On the last attempt, throttled activities are re-requested (throttling is never a failure) and transient
+ * failures are recorded as failed.
+ */
+export function sendConsumer(deps: SendActivityDeps, run: <T>(fn: () => Promise<T>) => Promise<T>) {
+  return async (envelope: Envelope<Payload>, ctx: MessageContext): Promise<void> => {
+    const ids = "activityIds" in envelope.payload ? envelope.payload.activityIds : [envelope.payload.activityId];
+    const outcomes = await Promise.all(ids.map((id) => run(() => sendActivity(deps, id)).then((o) => ({ id, o }))));
+    const retry = outcomes.filter((x) => x.o.kind === "retry");
+    if (!retry.length) return;
+    if (ctx.attempt < MAX_ATTEMPTS) {
+      throw new RetryableError(`${retry.length} of ${ids.length} activities to retry`);
+    }
+    const throttled = retry.filter((x) => x.o.kind === "retry" && x.o.reason === "throttle").map((x) => x.id);
+    if (throttled.length) {
+      await requeueActivities(deps.db, envelope.projectId, throttled);
+      deps.kickOutbox();
+    }
+    for (const x of retry) {
+      if (x.o.kind === "retry" && x.o.reason === "transient") await failReleased(deps, x.id, `gave up after ${ctx.attempt} attempts: ${x.o.message}`);
+    }
+  };
+}

@@ -1,0 +1,125 @@
+import { Exchanges, makeEnvelope, RoutingKeys } from "@emailsvc/contracts";
+import { insertOutboxRows, withTransaction, type Db } from "@emailsvc/db";
+
+export interface ClaimedActivity {
+  id: string;
+  projectId: string | null;
+  emailMessageId: string;
+  recipient: string;
+  data: Record<string, unknown> | null;
+  replyToken: string | null;
+  isTest: boolean;
+}
+
+export interface StoredMessage {
+  id: string;
+  fromEmail: string;
+  fromName: string | null;
+  subject: string;
+  html: string;
+  text: string | null;
+  cc: string[];
+  bcc: string[];
+  headers: Record<string, string> | null;
+  attachments: { filename: string; contentType: string; size: number; storageKey: string }[] | null;
+  templateId: string | null;
+  source: string;
+}
+
+/**
+ * queued → sending, atomically: only one worker (and only one delivery of a redelivered message) wins, and
+ * an activity that is already sending/sent/cancelled/failed is never sent again.
+ */
+export async function claimActivity(db: Db, id: string): Promise<ClaimedActivity | null> {
+  const res = await db.pool.query<{
+    id: string;
+    project_id: string | null;
+    email_message_id: string;
+    recipient: string;
+    data: Record<string, unknown> | null;
+    reply_token: string | null;
+    is_test: boolean;
+  }>(
+    `UPDATE activities SET status = 'sending', claimed_at = now(), send_attempts = send_attempts + 1, updated_at = now()
+      WHERE id = $1 AND status = 'queued'
+      RETURNING id, project_id, email_message_id, recipient, data, reply_token, is_test`,
+    [id],
+  );
+  const r = res.rows[0];
+  return r
+    ? { id: r.id, projectId: r.project_id, emailMessageId: r.email_message_id, recipient: r.recipient, data: r.data, replyToken: r.reply_token, isTest: r.is_test }
+    : null;
+}
+
+export async function loadMessage(db: Db, id: string): Promise<StoredMessage> {
+  const res = await db.pool.query(
+    `SELECT id, from_email, from_name, subject, html, text, cc, bcc, headers, attachments, template_id, source FROM email_messages WHERE id = $1`,
+    [id],
+  );
+  const r = res.rows[0] as Record<string, unknown> | undefined;
+  if (!r) throw new Error(`email message ${id} not found`);
+  return {
+    id: r.id as string,
+    fromEmail: r.from_email as string,
+    fromName: r.from_name as string | null,
+    subject: r.subject as string,
+    html: r.html as string,
+    text: r.text as string | null,
+    cc: (r.cc as string[]) ?? [],
+    bcc: (r.bcc as string[]) ?? [],
+    headers: r.headers as Record<string, string> | null,
+    attachments: r.attachments as StoredMessage["attachments"],
+    templateId: r.template_id as string | null,
+    source: r.source as string,
+  };
+}
+
+/** cc/bcc belong to the message, not to each recipient: only its first activity carries them. */
+export async function isFirstActivity(db: Db, emailMessageId: string, activityId: string): Promise<boolean> {
+  const res = await db.pool.query<{ id: string }>(
+    "SELECT id FROM activities WHERE email_message_id = $1 ORDER BY created_at, id LIMIT 1",
+    [emailMessageId],
+  );
+  return res.rows[0]?.id === activityId;
+}
+
+function eventRow(routingKey: typeof RoutingKeys.emailSent | typeof RoutingKeys.emailFailed, a: ClaimedActivity, extra: Record<string, unknown>) {
+  const envelope = makeEnvelope(routingKey, { activityId: a.id, projectId: a.projectId!, isTest: a.isTest, ...extra }, { projectId: a.projectId });
+  return { exchange: Exchanges.emailEvents, routingKey, payload: envelope };
+}
+
+/** sending → sent with the provider id, and the email.sent event, in one transaction. */
+export async function markSent(db: Db, a: ClaimedActivity, providerMessageId: string): Promise<void> {
+  await withTransaction(db.pool, async (client) => {
+    await client.query(
+      `UPDATE activities SET status = 'sent', provider_message_id = $2, sent_at = now(), updated_at = now() WHERE id = $1 AND status = 'sending'`,
+      [a.id, providerMessageId],
+    );
+    if (a.projectId) {
+      await insertOutboxRows(client, [eventRow(RoutingKeys.emailSent, a, { providerMessageId, occurredAt: new Date().toISOString() })]);
+    }
+  });
+}
+
+export async function markFailed(db: Db, a: ClaimedActivity, reason: string): Promise<void> {
+  await withTransaction(db.pool, async (client) => {
+    await client.query(
+      `UPDATE activities SET status = 'failed', failed_at = now(), failure_reason = $2, updated_at = now() WHERE id = $1 AND status = 'sending'`,
+      [a.id, reason.slice(0, 1000)],
+    );
+    if (a.projectId) {
+      await insertOutboxRows(client, [eventRow(RoutingKeys.emailFailed, a, { reason, occurredAt: new Date().toISOString() })]);
+    }
+  });
+}
+
+/** Gives a claim back (throttled or transient failure): the activity is sent on the next attempt. */
+export async function releaseClaim(db: Db, id: string): Promise<void> {
+  await db.pool.query(`UPDATE activities SET status = 'queued', claimed_at = NULL, updated_at = now() WHERE id = $1 AND status = 'sending'`, [id]);
+}
+
+/** Throttled past the message's last attempt: a fresh send request, because throttling never counts as failure. */
+export async function requeueActivities(db: Db, projectId: string | null, activityIds: string[]): Promise<void> {
+  const envelope = makeEnvelope(RoutingKeys.emailSendRequested, { activityIds }, { projectId });
+  await insertOutboxRows(db.pool, [{ exchange: Exchanges.emailCommands, routingKey: RoutingKeys.emailSendRequested, payload: envelope }]);
+}

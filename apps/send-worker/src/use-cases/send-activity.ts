@@ -1,0 +1,124 @@
+import type { Db } from "@emailsvc/db";
+import type { Logger } from "@emailsvc/observability";
+import { classifyProviderError, type createS3Client, type createSesClient, getObjectBytes, isProviderTimeout, sendRawEmail } from "@emailsvc/provider";
+import { buildMime, type MimeInput } from "../domain/build-mime";
+import { renderActivity } from "../domain/render-activity";
+import type { RateLimiter } from "../infra/rate-limiter";
+import { claimActivity, isFirstActivity, loadMessage, markFailed, markSent, releaseClaim, type StoredMessage } from "../repos/activity.repo";
+
+export interface SendActivityDeps {
+  db: Db;
+  ses: ReturnType<typeof createSesClient>;
+  s3: ReturnType<typeof createS3Client>;
+  limiter: RateLimiter;
+  logger: Logger;
+  attachmentsBucket: string;
+  inboundDomain: string;
+  tracking: { baseUrl: string; secret: string };
+  /** Called after a commit that wrote outbox rows. */
+  kickOutbox: () => void;
+  /** Message rows shared by many activities (a batch): kept briefly to avoid reloading 12,500 times. */
+  messageCache?: Map<string, { at: number; message: Promise<StoredMessage> }>;
+}
+
+export type SendOutcome =
+  | { kind: "sent"; providerMessageId: string }
+  /** Not claimable: already sending/sent/cancelled/failed (a redelivery) or unknown. */
+  | { kind: "skipped" }
+  /** Claim given back; try again later. `throttle` never counts as a failure. */
+  | { kind: "retry"; reason: "throttle" | "transient"; timeout: boolean; message: string }
+  | { kind: "failed"; reason: string };
+
+function cachedMessage(deps: SendActivityDeps, id: string): Promise<StoredMessage> {
+  const cache = deps.messageCache;
+  if (!cache) return loadMessage(deps.db, id);
+  const hit = cache.get(id);
+  if (hit && Date.now() - hit.at < 60_000) return hit.message;
+  if (cache.size > 500) cache.clear();
+  const message = loadMessage(deps.db, id);
+  cache.set(id, { at: Date.now(), message });
+  message.catch(() => cache.delete(id));
+  return message;
+}
+
+/**
+ * Sends one activity: claim (queued → sending), render, build MIME, take a slot from the global rate limiter,
+ * call SES, then mark sent + email.sent in one transaction. Provider failures are classified: throttling and
+ * transient errors give the claim back for a delayed retry, permanent ones mark the activity failed.
+ */
+export async function sendActivity(deps: SendActivityDeps, activityId: string): Promise<SendOutcome> {
+  const activity = await claimActivity(deps.db, activityId);
+  if (!activity) return { kind: "skipped" };
+  let providerMessageId: string;
+  try {
+    const message = await cachedMessage(deps, activity.emailMessageId);
+    const rendered = renderActivity({
+      activityId: activity.id,
+      subject: message.subject,
+      html: message.html,
+      text: message.text,
+      data: activity.data,
+      fromTemplate: message.templateId !== null,
+      tracking: activity.projectId ? deps.tracking : null,
+    });
+    const withCopies = (message.cc.length || message.bcc.length) && (await isFirstActivity(deps.db, message.id, activity.id));
+    const attachments = await Promise.all(
+      (message.attachments ?? []).map(async (a) => ({
+        filename: a.filename,
+        contentType: a.contentType,
+        content: await getObjectBytes(deps.s3, deps.attachmentsBucket, a.storageKey),
+      })),
+    );
+    const headers: MimeInput["headers"] = { ...(message.headers ?? {}) };
+    let replyTo: MimeInput["replyTo"] = null;
+    if (activity.replyToken) {
+      delete headers["Reply-To"];
+      replyTo = { name: (message.fromName ?? message.fromEmail).replace(/[\r\n]/g, " ").trim(), address: `r-${activity.replyToken}@${deps.inboundDomain}` };
+    }
+    const raw = await buildMime({
+      from: { name: message.fromName, address: message.fromEmail },
+      to: activity.recipient,
+      cc: withCopies ? message.cc : [],
+      replyTo,
+      subject: rendered.subject,
+      html: rendered.html,
+      text: rendered.text,
+      headers,
+      attachments,
+    });
+    await deps.limiter.acquire();
+    const { messageId } = await sendRawEmail(deps.ses, {
+      from: message.fromEmail,
+      to: [activity.recipient],
+      ...(withCopies ? { cc: message.cc, bcc: message.bcc } : {}),
+      raw,
+      tags: { activity_id: activity.id },
+    });
+    providerMessageId = messageId;
+  } catch (err) {
+    const kind = classifyProviderError(err);
+    const message = err instanceof Error ? err.message : String(err);
+    if (kind === "permanent") {
+      await markFailed(deps.db, activity, message);
+      deps.kickOutbox();
+      deps.logger.warn({ activityId, err: message }, "permanent send failure");
+      return { kind: "failed", reason: message };
+    }
+    await releaseClaim(deps.db, activity.id);
+    deps.logger.info({ activityId, kind, err: message }, "send will be retried");
+    return { kind: "retry", reason: kind, timeout: isProviderTimeout(err), message };
+  }
+  // The provider accepted it: from here on an error must never lead to a second send. If recording fails the
+  // activity stays `sending`, and the provider's Send notification (matched by the activity_id tag) settles it.
+  await markSent(deps.db, activity, providerMessageId);
+  deps.kickOutbox();
+  return { kind: "sent", providerMessageId };
+}
+
+/** Final give-up for a transient failure that outlived every retry (the claim was released before). */
+export async function failReleased(deps: Pick<SendActivityDeps, "db" | "kickOutbox">, activityId: string, reason: string): Promise<void> {
+  const activity = await claimActivity(deps.db, activityId);
+  if (!activity) return;
+  await markFailed(deps.db, activity, reason);
+  deps.kickOutbox();
+}
