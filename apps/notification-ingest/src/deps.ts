@@ -1,8 +1,23 @@
+import { createOutboxStore } from "@emailsvc/db";
+import { type OutboxRelay, startOutboxRelay } from "@emailsvc/messaging";
+import { createSnsVerifier } from "@emailsvc/provider";
 import { type BaseDeps, createBaseDeps } from "@emailsvc/runtime";
 import type { Env } from "./env";
 
-export type Deps = BaseDeps;
+export interface Deps extends BaseDeps {
+  env: Env;
+  relay: OutboxRelay;
+  verify(message: Record<string, unknown>): Promise<void>;
+}
 
-export function createDeps(env: Env): Promise<Deps> {
-  return createBaseDeps("notification-ingest", env);
+export async function createDeps(env: Env): Promise<Deps> {
+  const base = await createBaseDeps("notification-ingest", env);
+  const topics = env.SNS_TOPIC_ARNS.split(",").map((t) => t.trim()).filter(Boolean);
+  const verifier = createSnsVerifier({
+    ...(env.SNS_CERT_HOST_PATTERN ? { allowedCertHosts: new RegExp(env.SNS_CERT_HOST_PATTERN) } : {}),
+    allowHttpCertUrls: env.SNS_ALLOW_HTTP_CERT_URLS,
+    ...(topics.length ? { topicArnAllowlist: topics } : {}),
+  });
+  const relay = startOutboxRelay({ store: createOutboxStore(base.db.pool), broker: base.broker, intervalMs: 1000, batchSize: 500, logger: base.logger });
+  return { ...base, env, relay, verify: (m) => verifier.verify(m) };
 }

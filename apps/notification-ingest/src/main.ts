@@ -1,6 +1,23 @@
+import { Queues } from "@emailsvc/contracts";
 import { runService } from "@emailsvc/runtime";
 import { createApp } from "./app";
+import { notificationConsumer } from "./consumers/notification.consumer";
 import { createDeps } from "./deps";
 import { readEnv } from "./env";
 
-runService({ readEnv, createDeps, createApp });
+runService({
+  readEnv,
+  createDeps,
+  createApp,
+  startWork: async (deps, env) => {
+    const consumer = await deps.broker.consume(
+      Queues.notificationIngest,
+      notificationConsumer({ db: deps.db, logger: deps.logger, kickOutbox: () => deps.relay.kick() }),
+      { prefetch: env.NOTIFICATION_PREFETCH },
+    );
+    return async () => {
+      await consumer.close();
+      await deps.relay.stop();
+    };
+  },
+});

@@ -1,8 +1,39 @@
+import { Agent } from "undici";
+import { messagingTopology, Queues, type Topology } from "@emailsvc/contracts";
 import { type BaseDeps, createBaseDeps } from "@emailsvc/runtime";
 import type { Env } from "./env";
+import type { DeliverDeps } from "./use-cases/deliver-webhook";
 
-export type Deps = BaseDeps;
+export interface Deps extends BaseDeps {
+  env: Env;
+  deliver: DeliverDeps;
+}
 
-export function createDeps(env: Env): Promise<Deps> {
-  return createBaseDeps("webhook-dispatcher", env);
+/** The webhook queue's retry schedule comes from env (spec 6.3), so tests can scale time down. */
+export function webhookTopology(env: Pick<Env, "WEBHOOK_RETRY_DELAYS_MS" | "WEBHOOK_MAX_ATTEMPTS">): Topology {
+  return {
+    ...messagingTopology,
+    queues: messagingTopology.queues.map((q) =>
+      q.name === Queues.webhookDispatcherEvents
+        ? // one spare broker attempt: the database's attempt counter decides when a delivery is exhausted
+          { ...q, retry: { delaysMs: env.WEBHOOK_RETRY_DELAYS_MS, maxAttempts: env.WEBHOOK_MAX_ATTEMPTS + 1 } }
+        : q,
+    ),
+  };
+}
+
+export async function createDeps(env: Env): Promise<Deps> {
+  const base = await createBaseDeps("webhook-dispatcher", env, { topology: webhookTopology(env) });
+  return {
+    ...base,
+    env,
+    deliver: {
+      db: base.db,
+      logger: base.logger,
+      encryptionKey: env.API_KEY_ENCRYPTION_KEY,
+      timeoutMs: env.WEBHOOK_TIMEOUT_MS,
+      maxAttempts: env.WEBHOOK_MAX_ATTEMPTS,
+      dispatcher: new Agent({ connections: 64, keepAliveTimeout: 30_000 }),
+    },
+  };
 }

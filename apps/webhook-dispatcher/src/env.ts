@@ -1,8 +1,24 @@
-import type { z } from "zod";
-import { loadEnv } from "@emailsvc/config";
+import { z } from "zod";
+import { apiKeyEncryptionEnv, loadEnv } from "@emailsvc/config";
 import { serviceEnv } from "@emailsvc/runtime";
 
-export const envSchema = serviceEnv(3008);
+export const envSchema = serviceEnv(3008)
+  .extend(apiKeyEncryptionEnv.shape)
+  .extend({
+    /**
+     * Waits between the 5 attempts (spec 6.3: 30 s, 1 min, 2 min, 4 min; the spec's fifth delay, 8 min, would
+     * only precede a sixth attempt, which 5 attempts never make). Tests scale these down.
+     */
+    WEBHOOK_RETRY_DELAYS_MS: z
+      .string()
+      .default("30000,60000,120000,240000")
+      .transform((s) => s.split(",").map((x) => Number(x.trim())))
+      .refine((a) => a.length > 0 && a.every((n) => Number.isInteger(n) && n > 0), "comma-separated positive integers"),
+    WEBHOOK_MAX_ATTEMPTS: z.coerce.number().int().min(1).default(5),
+    /** Per attempt (spec 6.3: 10 s). */
+    WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+    WEBHOOK_PREFETCH: z.coerce.number().int().positive().default(50),
+  });
 export type Env = z.output<typeof envSchema>;
 
 export function readEnv(source: Record<string, string | undefined> = process.env): Env {

@@ -1,6 +1,16 @@
+import { Queues } from "@emailsvc/contracts";
 import { runService } from "@emailsvc/runtime";
 import { createApp } from "./app";
+import { eventsConsumer } from "./consumers/events.consumer";
 import { createDeps } from "./deps";
 import { readEnv } from "./env";
 
-runService({ readEnv, createDeps, createApp });
+runService({
+  readEnv,
+  createDeps,
+  createApp,
+  startWork: async (deps, env) => {
+    const consumer = await deps.broker.consume(Queues.webhookDispatcherEvents, eventsConsumer(deps.deliver), { prefetch: env.WEBHOOK_PREFETCH });
+    return () => consumer.close();
+  },
+});

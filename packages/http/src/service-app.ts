@@ -15,6 +15,8 @@ export interface ServiceAppOptions {
   readiness?: ReadinessCheck[];
   /** Set false while shutting down so load balancers stop sending traffic before the server closes. */
   isAcceptingTraffic?: () => boolean;
+  /** Routes mounted before request logging and metrics: hot paths (tracking pixel, click redirect). */
+  early?: (app: Express) => void;
 }
 
 /** Request id from `X-Request-Id` (gateway) or a new one; echoed back and present in every log line. */
@@ -58,6 +60,7 @@ export function createServiceApp(opts: ServiceAppOptions): Express {
     res.send(await opts.metrics.registry.metrics());
   });
 
+  opts.early?.(app);
   app.use(requestContext);
   app.use(
     pinoHttp({

@@ -125,7 +125,8 @@ async function main(): Promise<void> {
     INBOUND_DOMAIN: "inbound.localhost",
     PUBLIC_BASE_URL: baseUrl,
     // Local only: accept SNS signing certificates served by the simulator (production allows AWS hosts only).
-    SNS_CERT_URL_PATTERN: "^http://127\\.0\\.0\\.1:\\d+/",
+    SNS_CERT_HOST_PATTERN: "^127\\.0\\.0\\.1$",
+    SNS_ALLOW_HTTP_CERT_URLS: "true",
   };
 
   log("applying database migrations");

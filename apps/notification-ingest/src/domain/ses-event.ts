@@ -1,0 +1,57 @@
+/** The SES event (inside the SNS Message) fields we use; both event publishing and legacy notification shapes. */
+export interface SesEvent {
+  eventType?: string;
+  notificationType?: string;
+  mail: { messageId: string; timestamp?: string; destination?: string[]; tags?: Record<string, string[]> };
+  bounce?: { bounceType?: string; bounceSubType?: string; timestamp?: string; bouncedRecipients?: { emailAddress: string; diagnosticCode?: string }[] };
+  complaint?: { timestamp?: string; complaintFeedbackType?: string; complainedRecipients?: { emailAddress: string }[] };
+  delivery?: { timestamp?: string; recipients?: string[] };
+  reject?: { reason?: string };
+  deliveryDelay?: { timestamp?: string; delayType?: string };
+}
+
+/** Spec 4.9 mapping: provider event → stored event type, client event, and the status it moves to. */
+export const EVENT_MAP: Record<string, { stored: string; clientEvent: string | null; status: string | null; at: string | null }> = {
+  Send: { stored: "sent", clientEvent: null, status: null, at: null }, // email.sent comes from the send-worker
+  Delivery: { stored: "delivered", clientEvent: "email.delivered", status: "delivered", at: "delivered_at" },
+  Bounce: { stored: "bounce", clientEvent: "email.bounced", status: "bounced", at: "bounced_at" },
+  Complaint: { stored: "complaint", clientEvent: "email.complained", status: "complained", at: "complained_at" },
+  Reject: { stored: "reject", clientEvent: "email.rejected", status: null, at: null },
+  DeliveryDelay: { stored: "delivery_delay", clientEvent: "email.delivery_delayed", status: null, at: null },
+};
+
+/**
+ * Forward-only statuses (spec 3): the documented paths are queued → sent → delivered → opened → clicked and
+ * sent → bounced / complained. A status is only written when the activity is in one of these "from" states,
+ * so a late Delivery never overwrites opened, and nothing leaves bounced.
+ */
+export const ALLOWED_FROM: Record<string, string[]> = {
+  delivered: ["queued", "sending", "sent"],
+  bounced: ["queued", "sending", "sent", "delivered"],
+  complained: ["queued", "sending", "sent", "delivered", "opened", "clicked"],
+  opened: ["sent", "delivered"],
+  clicked: ["sent", "delivered", "opened"],
+};
+
+export function eventTimestamp(e: SesEvent): Date {
+  const t = e.delivery?.timestamp ?? e.bounce?.timestamp ?? e.complaint?.timestamp ?? e.deliveryDelay?.timestamp ?? e.mail.timestamp;
+  const d = t ? new Date(t) : new Date();
+  return Number.isNaN(d.getTime()) ? new Date() : d;
+}
+
+/** Details passed to the client webhook for bounces and complaints. */
+export function eventDetails(e: SesEvent): Record<string, unknown> | undefined {
+  if (e.bounce) {
+    return {
+      bounce: {
+        type: e.bounce.bounceType ?? null,
+        sub_type: e.bounce.bounceSubType ?? null,
+        recipients: (e.bounce.bouncedRecipients ?? []).map((r) => ({ email: r.emailAddress, diagnostic: r.diagnosticCode ?? null })),
+      },
+    };
+  }
+  if (e.complaint) return { complaint: { feedback_type: e.complaint.complaintFeedbackType ?? null, recipients: (e.complaint.complainedRecipients ?? []).map((r) => r.emailAddress) } };
+  if (e.reject) return { reject: { reason: e.reject.reason ?? null } };
+  if (e.deliveryDelay) return { delivery_delay: { type: e.deliveryDelay.delayType ?? null } };
+  return undefined;
+}
