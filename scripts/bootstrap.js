@@ -55,7 +55,7 @@ switch (command) {
     process.exitCode = run(pnpm, ["exec", "tsx", "--conditions=development", "tools/dev-stack/src/start.ts", ...rest], { env });
     break;
   case "test":
-    process.exitCode = run(pnpm, ["exec", "turbo", "run", "test", "--concurrency=2", "--output-logs=errors-only", ...rest], { env });
+    process.exitCode = run(pnpm, ["exec", "turbo", "run", "test", "--concurrency=2", "--output-logs=errors-only", "--continue", ...rest], { env });
     break;
   case undefined:
     break;

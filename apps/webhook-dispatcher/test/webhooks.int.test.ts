@@ -1,0 +1,176 @@
+/** Real PostgreSQL (own database) and RabbitMQ (own vhost, real TTL retry queues); local HTTP receivers. */
+import { createHmac, randomBytes, randomUUID } from "node:crypto";
+import http from "node:http";
+import { Exchanges, makeEnvelope, Queues, RoutingKeys } from "@emailsvc/contracts";
+import { createDb, createProject } from "@emailsvc/db";
+import { createBroker } from "@emailsvc/messaging";
+import { createLogger } from "@emailsvc/observability";
+import { eventsConsumer } from "../src/consumers/events.consumer";
+import { webhookTopology } from "../src/deps";
+import type { DeliverDeps } from "../src/use-cases/deliver-webhook";
+
+jest.setTimeout(30_000);
+const encKey = randomBytes(32).toString("hex");
+const db = createDb(process.env.DATABASE_URL!, { max: 20 });
+const logger = createLogger({ service: "wd-test", level: "silent" });
+// time scaled down: 30 s / 1 min / 2 min / 4 min become 200 / 400 / 800 / 1600 ms
+const topology = webhookTopology({ WEBHOOK_RETRY_DELAYS_MS: [200, 400, 800, 1600], WEBHOOK_MAX_ATTEMPTS: 5 });
+const broker = createBroker({ url: process.env.RABBITMQ_URL!, name: "wd-test", topology, logger });
+const deps: DeliverDeps = { db, logger, encryptionKey: encKey, timeoutMs: 2000, maxAttempts: 5 };
+
+interface Hit {
+  at: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+function receiver(statuses: number[]) {
+  const hits: Hit[] = [];
+  const server = http.createServer((req, res) => {
+    let body = "";
+    req.on("data", (c: Buffer) => (body += c.toString()));
+    req.on("end", () => {
+      hits.push({ at: Date.now(), headers: req.headers, body });
+      res.statusCode = statuses[hits.length - 1] ?? 200;
+      res.end("x".repeat(6000));
+    });
+  });
+  return {
+    hits,
+    url: () => `http://127.0.0.1:${(server.address() as { port: number }).port}/hook`,
+    start: () => new Promise<void>((r) => server.listen(0, "127.0.0.1", r)),
+    close: () => server.close(),
+  };
+}
+
+async function activityFor(projectId: string, isTest: boolean) {
+  const messageId = randomUUID();
+  const activityId = randomUUID();
+  await db.pool.query("INSERT INTO email_messages (id, project_id, source, from_email, subject, html) VALUES ($1, $2, 'api', 'a@b.c', 'Subj', 'h')", [messageId, projectId]);
+  await db.pool.query(
+    "INSERT INTO activities (id, project_id, email_message_id, recipient, status, provider_message_id, is_test) VALUES ($1, $2, $3, 'r@example.com', 'delivered', $4, $5)",
+    [activityId, projectId, messageId, `prov-${activityId}`, isTest],
+  );
+  return { activityId, messageId };
+}
+
+const publish = (type: "email.delivered" | "email.bounced", projectId: string, activityId: string, isTest: boolean, details?: Record<string, unknown>) => {
+  const envelope = makeEnvelope(type, { activityId, projectId, isTest, occurredAt: "2026-11-22T10:00:00.000Z", ...(details ? { details } : {}) }, { projectId });
+  return broker.publish(Exchanges.emailEvents, type, envelope).then(() => envelope.id);
+};
+
+async function waitFor<T>(fn: () => Promise<T | undefined | false>, ms = 15_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > end) throw new Error("timed out");
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+let consumer: Awaited<ReturnType<typeof broker.consume>>;
+beforeAll(async () => {
+  await broker.ready();
+  consumer = await broker.consume(Queues.webhookDispatcherEvents, eventsConsumer(deps), { prefetch: 20 });
+});
+afterAll(async () => {
+  await consumer.close();
+  await broker.close();
+  await db.close();
+});
+
+describe("webhook-dispatcher", () => {
+  it("signs live events with the live key (X-SVC-Signature and Standard Webhooks) and documents data", async () => {
+    const r = receiver([200]);
+    await r.start();
+    try {
+      const { project, liveKey } = await createProject(db, { name: "p", webhookUrl: r.url() }, encKey);
+      const a = await activityFor(project.id, false);
+      const eventId = await publish("email.bounced", project.id, a.activityId, false, { bounce: { type: "Permanent" } });
+      const hit = await waitFor(async () => r.hits[0]);
+      expect(hit.headers["user-agent"]).toBe("Service-Webhook/1.0");
+      expect(hit.headers["x-svc-signature"]).toBe(`sha256=${createHmac("sha256", liveKey).update(hit.body).digest("hex")}`);
+      const ts = hit.headers["webhook-timestamp"] as string;
+      expect(hit.headers["webhook-id"]).toBe(eventId);
+      expect(hit.headers["webhook-signature"]).toBe(`v1,${createHmac("sha256", liveKey).update(`${eventId}.${ts}.${hit.body}`).digest("base64")}`);
+      expect(JSON.parse(hit.body)).toMatchObject({
+        event: "email.bounced",
+        is_test: false,
+        data: { activity_id: a.activityId, email_id: a.messageId, message_id: `prov-${a.activityId}`, project_id: project.id, recipient: "r@example.com", campaign_id: null, timestamp: "2026-11-22T10:00:00.000Z", bounce: { type: "Permanent" } },
+      });
+      const attempt = await waitFor(async () => (await db.pool.query("SELECT * FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.event_id = $1", [eventId])).rows[0]);
+      expect(attempt.status_code).toBe(200);
+      expect(attempt.response_body).toHaveLength(5000);
+    } finally {
+      r.close();
+    }
+  });
+
+  it("routes test sends to webhook_url_dev with the test key, and never falls back to the live URL", async () => {
+    const live = receiver([]);
+    const dev = receiver([]);
+    await live.start();
+    await dev.start();
+    try {
+      const { project, testKey } = await createProject(db, { name: "p", webhookUrl: live.url(), webhookUrlDev: dev.url() }, encKey);
+      const a = await activityFor(project.id, true);
+      await publish("email.delivered", project.id, a.activityId, true);
+      const hit = await waitFor(async () => dev.hits[0]);
+      expect(JSON.parse(hit.body)).toMatchObject({ event: "email.delivered", is_test: true });
+      expect(hit.headers["x-svc-signature"]).toBe(`sha256=${createHmac("sha256", testKey).update(hit.body).digest("hex")}`);
+
+      const { project: p2 } = await createProject(db, { name: "no dev url", webhookUrl: live.url() }, encKey);
+      const b = await activityFor(p2.id, true);
+      const eventId = await publish("email.delivered", p2.id, b.activityId, true);
+      const stored = await waitFor(async () => (await db.pool.query("SELECT status, url FROM webhook_deliveries WHERE event_id = $1", [eventId])).rows[0]);
+      expect(stored).toEqual({ status: "skipped", url: null });
+      await new Promise((r) => setTimeout(r, 300));
+      expect(live.hits).toHaveLength(0);
+    } finally {
+      live.close();
+      dev.close();
+    }
+  });
+
+  it("retries on the schedule against a receiver failing twice, then succeeds; logs every attempt", async () => {
+    const r = receiver([500, 503, 200]);
+    await r.start();
+    try {
+      const { project } = await createProject(db, { name: "p", webhookUrl: r.url() }, encKey);
+      const a = await activityFor(project.id, false);
+      const eventId = await publish("email.delivered", project.id, a.activityId, false);
+      await waitFor(async () => r.hits.length === 3);
+      expect(r.hits[1]!.at - r.hits[0]!.at).toBeGreaterThanOrEqual(190);
+      expect(r.hits[2]!.at - r.hits[1]!.at).toBeGreaterThanOrEqual(390);
+      expect(new Set(r.hits.map((h) => h.body)).size).toBe(1); // the same signed bytes every time
+      const d = await waitFor(async () => (await db.pool.query("SELECT * FROM webhook_deliveries WHERE event_id = $1 AND status = 'succeeded'", [eventId])).rows[0]);
+      expect(d.attempts).toBe(3);
+      const attempts = await db.pool.query("SELECT attempt_number, status_code FROM webhook_attempts WHERE delivery_id = $1 ORDER BY attempt_number", [d.id]);
+      expect(attempts.rows).toEqual([
+        { attempt_number: 1, status_code: 500 },
+        { attempt_number: 2, status_code: 503 },
+        { attempt_number: 3, status_code: 200 },
+      ]);
+    } finally {
+      r.close();
+    }
+  });
+
+  it("stops after 5 attempts and keeps the delivery stored as exhausted", async () => {
+    const r = receiver([500, 500, 500, 500, 500, 500]);
+    await r.start();
+    try {
+      const { project } = await createProject(db, { name: "p", webhookUrl: r.url() }, encKey);
+      const a = await activityFor(project.id, false);
+      const eventId = await publish("email.delivered", project.id, a.activityId, false);
+      const d = await waitFor(async () => (await db.pool.query("SELECT * FROM webhook_deliveries WHERE event_id = $1 AND status = 'exhausted'", [eventId])).rows[0], 20_000);
+      expect(d.attempts).toBe(5);
+      await new Promise((res) => setTimeout(res, 500));
+      expect(r.hits).toHaveLength(5);
+    } finally {
+      r.close();
+    }
+  });
+});
+
+void RoutingKeys;
