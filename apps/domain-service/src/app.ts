@@ -1,7 +1,9 @@
-import type { Express } from "express";
-import { createServiceApp, finishApp, type Lifecycle } from "@emailsvc/http";
+import express, { type Express } from "express";
+import { apiKeyAuth, createServiceApp, finishApp, type Lifecycle } from "@emailsvc/http";
 import { baseReadiness } from "@emailsvc/runtime";
 import type { Deps } from "./deps";
+import { domainsRouter } from "./routes/domains.routes";
+import { verifyEmailRouter } from "./routes/verify-email.routes";
 
 export function createApp(deps: Deps, lifecycle?: Pick<Lifecycle, "isAcceptingTraffic">): Express {
   const app = createServiceApp({
@@ -10,5 +12,9 @@ export function createApp(deps: Deps, lifecycle?: Pick<Lifecycle, "isAcceptingTr
     readiness: baseReadiness(deps),
     ...(lifecycle ? { isAcceptingTraffic: lifecycle.isAcceptingTraffic } : {}),
   });
+  // Every /domains route needs the Bearer key (spec 5.1); verify-email routes first, before /domains/:domain.
+  app.use("/domains", apiKeyAuth(deps.lookupApiKey), express.json({ limit: "64kb" }));
+  app.use(verifyEmailRouter({ db: deps.db, provider: deps.provider }));
+  app.use(domainsRouter({ db: deps.db, provider: deps.provider, logger: deps.logger }));
   return finishApp(app, deps.logger);
 }

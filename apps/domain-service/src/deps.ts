@@ -1,8 +1,29 @@
+import { findApiKey } from "@emailsvc/db";
+import type { ApiKeyLookup } from "@emailsvc/http";
+import { createSesClient } from "@emailsvc/provider";
 import { type BaseDeps, createBaseDeps } from "@emailsvc/runtime";
 import type { Env } from "./env";
+import { type IdentityProvider, sesIdentityProvider } from "./use-cases/provider-port";
 
-export type Deps = BaseDeps;
+export interface Deps extends BaseDeps {
+  lookupApiKey: ApiKeyLookup;
+  provider: IdentityProvider;
+}
 
-export function createDeps(env: Env): Promise<Deps> {
-  return createBaseDeps("domain-service", env);
+export async function createDeps(env: Env): Promise<Deps> {
+  const base = await createBaseDeps("domain-service", env);
+  const ses = createSesClient({
+    region: env.AWS_REGION,
+    ...(env.SES_ENDPOINT ? { endpoint: env.SES_ENDPOINT } : {}),
+    ...(env.AWS_ACCESS_KEY_ID ? { accessKeyId: env.AWS_ACCESS_KEY_ID } : {}),
+    ...(env.AWS_SECRET_ACCESS_KEY ? { secretAccessKey: env.AWS_SECRET_ACCESS_KEY } : {}),
+  });
+  return {
+    ...base,
+    provider: sesIdentityProvider(ses, env.AWS_REGION),
+    lookupApiKey: async (key) => {
+      const found = await findApiKey(base.db, key);
+      return found ? { projectId: found.projectId, keyId: found.keyId } : null;
+    },
+  };
 }
