@@ -4,6 +4,7 @@ import { baseReadiness } from "@emailsvc/runtime";
 import { adminAuth } from "./admin/admin-auth";
 import { adminRouter } from "./admin/admin.routes";
 import type { Deps } from "./deps";
+import { scheduledSendsRouter } from "./routes/scheduled-sends.routes";
 import { internalSendRouter, v1SendRouter } from "./routes/send.routes";
 import type { SendDeps } from "./use-cases/send-deps";
 
@@ -42,6 +43,7 @@ export function createApp(deps: Deps, lifecycle?: Traffic): Express {
       logger: deps.logger,
     }),
   );
+  app.use(scheduledSendsRouter({ db: deps.db, lookupApiKey: deps.lookupApiKey }));
   return finishApp(app, deps.logger);
 }
 

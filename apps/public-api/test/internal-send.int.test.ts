@@ -96,10 +96,7 @@ describe("request errors (spec 7)", () => {
     expect(res.body).toEqual({ success: false, error: `Missing required field: ${field}` });
   });
 
-  it("400 for scheduled_at (not available yet), bad addresses and a malformed x-project-id; 404 for an unknown project", async () => {
-    const scheduled = await post({ ...minimal(), scheduled_at: "in 2 hours" }, withProject());
-    expect(scheduled.status).toBe(400);
-    expect(scheduled.body).toEqual({ success: false, error: "Scheduling is not available yet" });
+  it("400 for bad addresses and a malformed x-project-id; 404 for an unknown project", async () => {
     expect((await post({ ...minimal(), recipient: "nope" })).body.error).toBe(
       "recipient is not a valid email address: nope",
     );

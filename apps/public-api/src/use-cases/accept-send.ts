@@ -45,6 +45,8 @@ export interface AcceptSendInput {
   /** DB backstop of Idempotency-Key: the row holds the response so a duplicate can replay it. */
   idempotency?: { key: string; fingerprint: string; response: StoredResponse };
   correlationId?: string;
+  /** Scheduled send (spec 4.5): activities wait as `scheduled` until the scheduler hands them over. */
+  scheduled?: { id: string; scheduledFor: Date; timezone: string; localTime: string; request: unknown };
 }
 
 export interface AcceptedActivity {
@@ -201,13 +203,20 @@ export async function acceptSend(db: Db, input: AcceptSendInput): Promise<Accept
         ],
       );
 
+      if (input.scheduled) {
+        await client.query(
+          `INSERT INTO scheduled_sends (id, project_id, status, scheduled_for, timezone, local_time, request, updated_at)
+           VALUES ($1, $2, 'scheduled', $3, $4, $5, $6, now())`,
+          [input.scheduled.id, projectId, input.scheduled.scheduledFor, input.scheduled.timezone, input.scheduled.localTime, JSON.stringify(input.scheduled.request)],
+        );
+      }
       const tokens =
         input.replyTokens && projectId
           ? await insertReplyTokens(client, projectId, activityIds)
           : activityIds.map(() => null);
       await client.query(
-        `INSERT INTO activities (id, project_id, email_message_id, campaign_id, is_test, email_type, recipient, status, reply_token)
-         SELECT a, $1, $2, $3, $4, $5, r, 'queued', t FROM unnest($6::uuid[], $7::text[], $8::text[]) AS x(a, r, t)`,
+        `INSERT INTO activities (id, project_id, email_message_id, campaign_id, is_test, email_type, recipient, status, reply_token, scheduled_send_id)
+         SELECT a, $1, $2, $3, $4, $5, r, $9, t, $10 FROM unnest($6::uuid[], $7::text[], $8::text[]) AS x(a, r, t)`,
         [
           projectId,
           input.emailMessageId,
@@ -217,6 +226,8 @@ export async function acceptSend(db: Db, input: AcceptSendInput): Promise<Accept
           activityIds,
           input.recipients.map((r) => r.toLowerCase()),
           tokens,
+          input.scheduled ? "scheduled" : "queued",
+          input.scheduled?.id ?? null,
         ],
       );
 

@@ -8,13 +8,13 @@ import { bodyObject, isMissing, parseBody } from "../domain/parse-body";
 import { uniqueAddresses } from "../domain/recipients";
 import { loadTemplate } from "../repos/template.repo";
 import type { TemplateRef } from "../templates/template-cache";
+import { parseSchedule, type Schedule, ScheduleError } from "../domain/scheduling/parse-schedule";
 import { acceptSend } from "./accept-send";
 import { filterSuppressed, skippedBody } from "./filter-suppressed";
 import { sendNow } from "./send-now";
 import type { SendDeps, SendOutcome } from "./send-deps";
 import { positiveInt, MSG_TEMPLATE_NOT_FOUND } from "./send-template-email";
 
-export const MSG_SCHEDULING_UNAVAILABLE = "Scheduling is not available yet";
 export const MSG_SENT = "Email sent successfully";
 
 export interface InternalSendContext {
@@ -60,11 +60,11 @@ export async function internalSendEmail(
   }
   if (isMissing(raw.html) && isMissing(raw.templateId))
     throw new AppError(ErrorCode.VALIDATION, missingFieldMessage("html"));
-  // Scheduling (spec 4.5) is a separate piece of work; refusing beats silently sending now.
-  if (!isMissing(raw.scheduled_at)) throw new AppError(ErrorCode.VALIDATION, MSG_SCHEDULING_UNAVAILABLE);
   const body = parseBody(internalSendEmailBody, raw);
   const checked = checkAttachments(body.attachments ?? []);
   const projectId = await resolveProject(deps, ctx.projectHeader);
+  const schedule = isMissing(raw.scheduled_at) ? null : await readSchedule(deps, projectId, raw.scheduled_at, raw.timezone);
+  const scheduledSendId = schedule ? randomUUID() : null;
   const isPlatform = ctx.source?.trim().toLowerCase() === "platform";
 
   const data = body.data ?? undefined;
@@ -124,8 +124,12 @@ export async function internalSendEmail(
     replyTokens: projectId !== null && !isPlatform,
     enqueue: false,
     ...(ctx.correlationId ? { correlationId: ctx.correlationId } : {}),
+    ...(schedule
+      ? { scheduled: { id: scheduledSendId!, scheduledFor: schedule.instant, timezone: schedule.timezone, localTime: schedule.local, request: { scheduled_at: raw.scheduled_at, timezone: raw.timezone ?? null } } }
+      : {}),
   });
   if (accepted.kind !== "accepted") throw new Error("unreachable: internal sends carry no idempotency key");
+  if (schedule) return scheduledResponse(scheduledSendId!, schedule);
 
   const sent = await sendNow(deps, projectId, accepted.activities, ctx.correlationId);
   return {
@@ -136,6 +140,38 @@ export async function internalSendEmail(
       activityId: projectId ? accepted.activities[0]!.id : null,
       message: MSG_SENT,
       ...(attachments.length ? { attachments_sent: attachments.length } : {}),
+    },
+  };
+}
+
+/** Spec 4.5: `scheduled_at` + `timezone` (default: the project's default_timezone, else UTC); 400 names the field. */
+async function readSchedule(deps: SendDeps, projectId: string | null, scheduledAt: unknown, timezone: unknown): Promise<Schedule> {
+  if (typeof scheduledAt !== "string") throw new AppError(ErrorCode.VALIDATION, "Invalid scheduled_at: must be a string");
+  if (timezone !== undefined && timezone !== null && typeof timezone !== "string" && typeof timezone !== "number") {
+    throw new AppError(ErrorCode.VALIDATION, "Invalid timezone: must be an IANA name, an offset string or a number of hours");
+  }
+  const defaultTimezone = projectId
+    ? ((await deps.db.pool.query<{ default_timezone: string | null }>("SELECT default_timezone FROM projects WHERE id = $1", [projectId])).rows[0]?.default_timezone ?? null)
+    : null;
+  try {
+    return parseSchedule({ scheduledAt, timezone: (timezone as string | number | null | undefined) ?? null, defaultTimezone, now: new Date() });
+  } catch (err) {
+    if (err instanceof ScheduleError) throw new AppError(ErrorCode.VALIDATION, err.message);
+    throw err;
+  }
+}
+
+function scheduledResponse(scheduledSendId: string, s: Schedule): SendOutcome {
+  return {
+    status: 200,
+    body: {
+      success: true,
+      scheduled: true,
+      scheduled_send_id: scheduledSendId,
+      scheduled_for: s.instant.toISOString(),
+      scheduled_for_local: `${s.local} (${s.timezone})`,
+      timezone: s.timezone,
+      message: `Email scheduled for ${s.local} (${s.timezone})`,
     },
   };
 }

@@ -1,0 +1,75 @@
+import { Router } from "express";
+import { withTransaction, type Db } from "@emailsvc/db";
+import { apiKeyAuth, AppError, ErrorCode, getAuth, type ApiKeyLookup } from "@emailsvc/http";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+interface Row {
+  id: string;
+  status: string;
+  scheduled_for: Date;
+  timezone: string;
+  local_time: string;
+  cancelled_at: Date | null;
+  sent_at: Date | null;
+}
+
+/**
+ * Scheduled sends in the v1 API (design; the spec leaves it open):
+ *   GET    /v1/scheduled-sends/:id   state (scheduled | sending | sent | cancelled | failed), times, recipient counts
+ *   DELETE /v1/scheduled-sends/:id   cancel one that has not gone yet → 200 { success, status: "cancelled" };
+ *                                    409 once the scheduler handed it over (or it was cancelled); 404 otherwise
+ * Cancelling and the scheduler's claim lock the same row, so a send is either cancelled or sent, never both.
+ */
+export function scheduledSendsRouter(deps: { db: Db; lookupApiKey: ApiKeyLookup }): Router {
+  const r = Router();
+  const auth = apiKeyAuth(deps.lookupApiKey);
+
+  async function find(projectId: string, id: string): Promise<Row> {
+    const row = UUID.test(id)
+      ? (await deps.db.pool.query<Row>("SELECT * FROM scheduled_sends WHERE id = $1 AND project_id = $2", [id, projectId])).rows[0]
+      : undefined;
+    if (!row) throw new AppError(ErrorCode.NOT_FOUND, "Scheduled send not found");
+    return row;
+  }
+
+  r.get("/v1/scheduled-sends/:id", auth, async (req, res) => {
+    const { projectId } = getAuth(res);
+    const row = await find(projectId, req.params.id as string);
+    const counts = await deps.db.pool.query<{ status: string; n: number }>(
+      "SELECT status, count(*)::int AS n FROM activities WHERE scheduled_send_id = $1 AND project_id = $2 GROUP BY status",
+      [row.id, projectId],
+    );
+    res.json({
+      success: true,
+      scheduled_send_id: row.id,
+      status: row.status,
+      scheduled_for: row.scheduled_for.toISOString(),
+      scheduled_for_local: `${row.local_time} (${row.timezone})`,
+      timezone: row.timezone,
+      recipients: Object.fromEntries(counts.rows.map((c) => [c.status, c.n])),
+      sent_at: row.sent_at?.toISOString() ?? null,
+      cancelled_at: row.cancelled_at?.toISOString() ?? null,
+    });
+  });
+
+  r.delete("/v1/scheduled-sends/:id", auth, async (req, res) => {
+    const { projectId } = getAuth(res);
+    const row = await find(projectId, req.params.id as string);
+    const cancelled = await withTransaction(deps.db.pool, async (c) => {
+      const up = await c.query(
+        "UPDATE scheduled_sends SET status = 'cancelled', cancelled_at = now(), updated_at = now() WHERE id = $1 AND project_id = $2 AND status = 'scheduled'",
+        [row.id, projectId],
+      );
+      if (!up.rowCount) return null;
+      const acts = await c.query("UPDATE activities SET status = 'cancelled', updated_at = now() WHERE scheduled_send_id = $1 AND status = 'scheduled'", [row.id]);
+      return acts.rowCount ?? 0;
+    });
+    if (cancelled === null) {
+      const now = await find(projectId, row.id);
+      throw new AppError(ErrorCode.CONFLICT, `Scheduled send cannot be cancelled: it is already ${now.status}`, { extra: { status: now.status } });
+    }
+    res.json({ success: true, scheduled_send_id: row.id, status: "cancelled", cancelled_emails: cancelled });
+  });
+  return r;
+}
