@@ -4,6 +4,7 @@ import { baseReadiness } from "@emailsvc/runtime";
 import { adminAuth } from "./admin/admin-auth";
 import { adminRouter } from "./admin/admin.routes";
 import type { Deps } from "./deps";
+import { batchRouter } from "./routes/batch.routes";
 import { scheduledSendsRouter } from "./routes/scheduled-sends.routes";
 import { internalSendRouter, v1SendRouter } from "./routes/send.routes";
 import type { SendDeps } from "./use-cases/send-deps";
@@ -44,6 +45,7 @@ export function createApp(deps: Deps, lifecycle?: Traffic): Express {
     }),
   );
   app.use(scheduledSendsRouter({ db: deps.db, lookupApiKey: deps.lookupApiKey }));
+  app.use(batchRouter({ send: sendDepsOf(deps), lookupApiKey: deps.lookupApiKey, idempotencyStore: deps.idempotencyStore, logger: deps.logger }));
   return finishApp(app, deps.logger);
 }
 

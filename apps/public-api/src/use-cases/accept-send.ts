@@ -59,7 +59,7 @@ export type AcceptResult =
   /** Another request with the same Idempotency-Key already committed: answer with its response. */
   | { kind: "replay"; response: StoredResponse };
 
-class IdempotencyConflict extends Error {}
+export class IdempotencyConflict extends Error {}
 
 /** The raw pg connection withTransaction hands out (typed through @emailsvc/db: apps do not import pg). */
 type PoolClient = Parameters<Parameters<typeof withTransaction>[1]>[0];
@@ -69,7 +69,7 @@ export function usagePeriod(now = new Date()): string {
   return now.toISOString().slice(0, 7);
 }
 
-async function claimIdempotencyKey(
+export async function claimIdempotencyKey(
   client: PoolClient,
   projectId: string,
   input: NonNullable<AcceptSendInput["idempotency"]>,
@@ -97,7 +97,7 @@ async function claimIdempotencyKey(
   if (res.rowCount === 0) throw new IdempotencyConflict();
 }
 
-async function existingIdempotentResponse(
+export async function existingIdempotentResponse(
   db: Db,
   projectId: string,
   key: string,
@@ -124,7 +124,7 @@ async function existingIdempotentResponse(
  * pass the quota changes nothing (no usage row returned) and is refused whole. Both rows are hot (every live
  * send of the project locks them until COMMIT), so this runs last in the transaction to keep the lock short.
  */
-async function countUsage(client: PoolClient, projectId: string, n: number): Promise<void> {
+export async function countUsage(client: PoolClient, projectId: string, n: number): Promise<void> {
   const res = await client.query<{ counted: boolean }>(
     `WITH usage AS (
        INSERT INTO project_usage AS u (project_id, period, live_sent) VALUES ($1, $2, $3)
@@ -142,7 +142,7 @@ async function countUsage(client: PoolClient, projectId: string, n: number): Pro
 }
 
 /** Reply tokens are the table's primary key: a (very unlikely) collision is simply drawn again. */
-async function insertReplyTokens(
+export async function insertReplyTokens(
   client: PoolClient,
   projectId: string,
   activityIds: string[],

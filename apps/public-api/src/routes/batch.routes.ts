@@ -1,0 +1,26 @@
+import express, { Router, type Request } from "express";
+import { apiKeyAuth, getAuth, type ApiKeyLookup } from "@emailsvc/http";
+import type { Logger } from "@emailsvc/observability";
+import { idempotency, idempotencyOf, sendReplay } from "../idempotency/idempotency.middleware";
+import type { IdempotencyStore } from "../idempotency/idempotency-store";
+import { acceptBatch } from "../use-cases/accept-batch";
+import type { SendDeps } from "../use-cases/send-deps";
+
+/** A full batch (12,500 recipients with data) is several MB: this route alone gets a large body limit. */
+export const BATCH_BODY_LIMIT = "12mb";
+
+export function batchRouter(deps: { send: SendDeps; lookupApiKey: ApiKeyLookup; idempotencyStore: IdempotencyStore; logger: Logger }): Router {
+  const r = Router();
+  r.post(
+    "/v1/send-batch",
+    apiKeyAuth(deps.lookupApiKey),
+    express.json({ limit: BATCH_BODY_LIMIT }),
+    idempotency({ store: deps.idempotencyStore, logger: deps.logger }),
+    async (req: Request, res) => {
+      const out = await acceptBatch(deps.send, { auth: getAuth(res), idempotency: idempotencyOf(res), correlationId: (req as { id?: string }).id }, req.body);
+      if (out.replayed) return sendReplay(res, out);
+      res.status(out.status).json(out.body);
+    },
+  );
+  return r;
+}

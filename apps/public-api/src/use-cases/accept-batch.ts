@@ -1,0 +1,178 @@
+import { randomUUID } from "node:crypto";
+import { Exchanges, makeEnvelope, RoutingKeys } from "@emailsvc/contracts";
+import { insertOutboxRows, withTransaction } from "@emailsvc/db";
+import { AppError, ErrorCode, type AuthContext } from "@emailsvc/http";
+import { assertSenderVerified } from "../domain/check-sender-verified";
+import { parseSchedule, ScheduleError } from "../domain/scheduling/parse-schedule";
+import type { IdempotencyContext } from "../idempotency/idempotency.middleware";
+import { loadTemplate } from "../repos/template.repo";
+import { claimIdempotencyKey, countUsage, existingIdempotentResponse, IdempotencyConflict, insertReplyTokens } from "./accept-send";
+import type { SendDeps, SendOutcome } from "./send-deps";
+
+export const MAX_BATCH = 12_500;
+/** Activity ids per email.send-requested message: workers spread a big batch over many messages. */
+const IDS_PER_MESSAGE = 500;
+const EMAIL = /^[^\s@"<>()[\],;:\\]+@[^\s@]+\.[^\s@]+$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+const bad = (message: string) => new AppError(ErrorCode.VALIDATION, message);
+const present = (v: unknown) => typeof v === "string" && v.trim() !== "";
+
+interface Recipient {
+  email: string;
+  data: Record<string, unknown>;
+}
+
+/** Spec 4.3 validation, in the spec's order and words; a plain loop (12,500 items in a few ms). */
+function validate(body: Record<string, unknown>) {
+  if (!present(body.sender)) throw bad("sender is required");
+  const templateId = present(body.templateId) ? String(body.templateId).trim() : null;
+  if (!templateId && !present(body.subject)) throw bad("subject or templateId is required");
+  if (!templateId && !present(body.html)) throw bad("html or templateId is required");
+  const list = body.recipients;
+  if (!Array.isArray(list) || list.length === 0) throw bad("recipients array is required and must not be empty");
+  if (list.length > MAX_BATCH) throw bad(`Too many recipients: ${list.length}. Maximum is 12,500 per batch.`);
+  const recipients: Recipient[] = new Array(list.length);
+  for (let i = 0; i < list.length; i++) {
+    const r = list[i] as { email?: unknown; data?: unknown } | null;
+    const email = r && typeof r === "object" && typeof r.email === "string" ? r.email.trim() : "";
+    if (!email) throw bad(`recipients[${i}].email is required`);
+    if (email.length > 254 || !EMAIL.test(email)) throw bad(`recipients[${i}].email is not a valid email address`);
+    const data = r!.data;
+    if (data !== undefined && data !== null && (typeof data !== "object" || Array.isArray(data))) throw bad(`recipients[${i}].data must be an object`);
+    recipients[i] = { email: email.toLowerCase(), data: (data as Record<string, unknown>) ?? {} };
+  }
+  for (const f of ["senderName", "email_type", "scheduled_at"] as const) {
+    if (body[f] !== undefined && body[f] !== null && typeof body[f] !== "string") throw bad(`${f} must be a string`);
+  }
+  if (templateId && !UUID.test(templateId)) throw bad("templateId must be a template UUID");
+  return {
+    sender: String(body.sender).trim().toLowerCase(),
+    senderName: present(body.senderName) ? String(body.senderName).trim() : null,
+    subject: present(body.subject) ? String(body.subject) : null,
+    html: present(body.html) ? String(body.html) : null,
+    templateId,
+    emailType: present(body.email_type) ? String(body.email_type).trim() : "marketing",
+    scheduledAt: present(body.scheduled_at) ? String(body.scheduled_at).trim() : null,
+    recipients,
+  };
+}
+
+/**
+ * POST /v1/send-batch (spec 4.3). Accepting is one transaction: batch, one email_messages row (the template or
+ * subject/html, rendered per recipient by the worker from each activity's `data`), one activity per recipient
+ * via `INSERT … SELECT FROM unnest`, reply tokens, the idempotency row, the quota, and the outbox rows (or the
+ * scheduled send). Either every activity is stored and will be sent, or nothing is.
+ * Suppressed recipients keep their place in `activities` with `activity_id: null`, `skipped: true` and the
+ * `suppression_reason`; they are not counted in `queued` and nothing is sent to them.
+ */
+export async function acceptBatch(
+  deps: SendDeps,
+  ctx: { auth: AuthContext; idempotency?: IdempotencyContext | undefined; correlationId?: string | undefined },
+  rawBody: unknown,
+): Promise<SendOutcome> {
+  const body = validate(rawBody && typeof rawBody === "object" && !Array.isArray(rawBody) ? (rawBody as Record<string, unknown>) : {});
+  const { projectId, mode } = ctx.auth;
+  const isTest = mode === "test";
+
+  let schedule: ReturnType<typeof parseSchedule> | null = null;
+  if (body.scheduledAt) {
+    const tz = (await deps.db.pool.query<{ default_timezone: string | null }>("SELECT default_timezone FROM projects WHERE id = $1", [projectId])).rows[0];
+    try {
+      schedule = parseSchedule({ scheduledAt: body.scheduledAt, defaultTimezone: tz?.default_timezone ?? null, now: new Date() });
+    } catch (err) {
+      if (err instanceof ScheduleError) throw bad(err.message);
+      throw err;
+    }
+  }
+  let subject = body.subject;
+  let html = body.html;
+  let text: string | null = null;
+  if (body.templateId) {
+    const loaded = await loadTemplate(deps, projectId, { id: body.templateId });
+    if (!loaded) throw new AppError(ErrorCode.NOT_FOUND, "Template not found");
+    subject = subject ?? loaded.template.subject;
+    html = loaded.template.html;
+    text = loaded.template.text;
+  }
+  await assertSenderVerified(deps.db, projectId, body.sender);
+
+  const emails = body.recipients.map((r) => r.email);
+  const suppressed = new Map(
+    (await deps.db.pool.query<{ email: string; reason: string }>("SELECT email, reason FROM suppressions WHERE project_id = $1 AND email = ANY($2::text[])", [projectId, emails])).rows.map(
+      (r) => [r.email, r.reason],
+    ),
+  );
+  const batchId = randomUUID();
+  const emailMessageId = randomUUID();
+  const scheduledSendId = schedule ? randomUUID() : null;
+  const sendable: { id: string; email: string; data: Record<string, unknown> }[] = [];
+  const activities = body.recipients.map((r) => {
+    const reason = suppressed.get(r.email);
+    if (reason) return { email: r.email, activity_id: null, skipped: true, suppression_reason: reason };
+    const id = randomUUID();
+    sendable.push({ id, email: r.email, data: r.data });
+    return { email: r.email, activity_id: id };
+  });
+  const response = {
+    status: 200,
+    body: {
+      batch_id: batchId,
+      total: body.recipients.length,
+      queued: sendable.length,
+      scheduled: schedule !== null,
+      scheduled_for: schedule ? schedule.instant.toISOString() : null,
+      ...(scheduledSendId ? { scheduled_send_id: scheduledSendId } : {}),
+      activities,
+    },
+  };
+
+  try {
+    await withTransaction(deps.db.pool, async (c) => {
+      if (ctx.idempotency) await claimIdempotencyKey(c, projectId, { ...ctx.idempotency, response }, emailMessageId);
+      await c.query(
+        `INSERT INTO batches (id, project_id, is_test, total, queued, status, email_type, template_id, scheduled_for)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+        [batchId, projectId, isTest, body.recipients.length, sendable.length, schedule ? "scheduled" : "queued", body.emailType, body.templateId, schedule?.instant ?? null],
+      );
+      await c.query(
+        `INSERT INTO email_messages (id, project_id, is_test, source, email_type, from_email, from_name, subject, html, text, template_id, batch_id)
+         VALUES ($1, $2, $3, 'batch', $4, $5, $6, $7, $8, $9, $10, $11)`,
+        [emailMessageId, projectId, isTest, body.emailType, body.sender, body.senderName, subject, html, text, body.templateId, batchId],
+      );
+      if (!sendable.length) return;
+      if (schedule) {
+        await c.query(
+          `INSERT INTO scheduled_sends (id, project_id, status, scheduled_for, timezone, local_time, request, batch_id, updated_at)
+           VALUES ($1, $2, 'scheduled', $3, $4, $5, $6, $7, now())`,
+          [scheduledSendId, projectId, schedule.instant, schedule.timezone, schedule.local, JSON.stringify({ scheduled_at: body.scheduledAt }), batchId],
+        );
+      }
+      const ids = sendable.map((s) => s.id);
+      const tokens = await insertReplyTokens(c, projectId, ids);
+      await c.query(
+        `INSERT INTO activities (id, project_id, email_message_id, batch_id, scheduled_send_id, is_test, email_type, recipient, data, status, reply_token)
+         SELECT a, $1, $2, $3, $4, $5, $6, r, d, $7, t FROM unnest($8::uuid[], $9::text[], $10::jsonb[], $11::text[]) AS x(a, r, d, t)`,
+        [projectId, emailMessageId, batchId, scheduledSendId, isTest, body.emailType, schedule ? "scheduled" : "queued", ids, sendable.map((s) => s.email), sendable.map((s) => JSON.stringify(s.data)), tokens],
+      );
+      if (!isTest) await countUsage(c, projectId, sendable.length);
+      if (!schedule) {
+        const rows = [];
+        for (let i = 0; i < ids.length; i += IDS_PER_MESSAGE) {
+          const envelope = makeEnvelope(RoutingKeys.emailSendRequested, { activityIds: ids.slice(i, i + IDS_PER_MESSAGE) }, { projectId, ...(ctx.correlationId ? { correlationId: ctx.correlationId } : {}) });
+          rows.push({ exchange: Exchanges.emailCommands, routingKey: RoutingKeys.emailSendRequested, payload: envelope });
+        }
+        await insertOutboxRows(c, rows);
+      }
+    });
+  } catch (err) {
+    if (err instanceof IdempotencyConflict && ctx.idempotency) {
+      const r = await existingIdempotentResponse(deps.db, projectId, ctx.idempotency.key, ctx.idempotency.fingerprint);
+      if (r.kind === "replay") return { ...r.response, replayed: true };
+    }
+    if (err instanceof AppError) throw err;
+    throw new AppError(ErrorCode.INTERNAL, "Failed to process batch", { cause: err });
+  }
+  deps.outbox.kick();
+  return response;
+}
