@@ -61,6 +61,7 @@ export function createInternalApp(deps: Deps, lifecycle?: Traffic): Express {
       db: deps.db,
       encryptionKey: deps.env.API_KEY_ENCRYPTION_KEY,
       onTemplateChanged: (projectId, templateId) => deps.templateCache.invalidate(projectId, templateId),
+      kickOutbox: () => deps.outbox.kick(),
     }),
   );
   return finishApp(app, deps.logger);

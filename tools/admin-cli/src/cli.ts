@@ -76,6 +76,18 @@ templates
     print(await call(target(), "PUT", `/projects/${id}/templates/${tid}`, { name: o.name, subject: o.subject, html: readHtml(o), text: o.text })),
   );
 
+const webhooks = program.command("webhooks").description("client webhook deliveries");
+webhooks
+  .command("list <projectId>")
+  .option("--status <status>", "pending | succeeded | failed | exhausted | skipped")
+  .action(async (id: string, o: { status?: string }) =>
+    print(await call(target(), "GET", `/webhook-deliveries?project_id=${id}${o.status ? `&status=${o.status}` : ""}`)),
+  );
+webhooks
+  .command("redeliver <deliveryId>")
+  .description("send a stored delivery again (for example one that exhausted its attempts)")
+  .action(async (id: string) => print(await call(target(), "POST", `/webhook-deliveries/${id}/redeliver`)));
+
 program
   .command("add-sender <projectId> <email>")
   .description("add a verified sender address (local use; production verifies through /domains)")

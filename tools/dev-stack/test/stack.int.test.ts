@@ -165,6 +165,18 @@ describe("pnpm start", () => {
         expect(delivered.headers["x-svc-signature"]).toBe(`sha256=${expected}`);
         expect(delivered.headers["user-agent"]).toBe("Service-Webhook/1.0");
         expect(JSON.parse(delivered.body)).toMatchObject({ event: "email.delivered", is_test: true, data: { activity_id: activity.id } });
+
+        // the admin API re-sends a stored delivery (as for one that exhausted its attempts): same id, same body
+        const stored = await db.query("SELECT id FROM webhook_deliveries WHERE event_id = $1", [delivered.headers["webhook-id"]]);
+        const redeliver = await fetch(`${demo.internal_url}/admin/webhook-deliveries/${stored.rows[0].id}/redeliver`, {
+          method: "POST",
+          headers: { Authorization: `Bearer ${demo.admin_token}` },
+        });
+        expect(redeliver.status).toBe(200);
+        const again = await waitFor("the re-sent webhook", async () =>
+          received.filter((r) => r.headers["webhook-id"] === delivered.headers["webhook-id"]).length === 2,
+        );
+        expect(again).toBe(true);
       } finally {
         await db.end();
       }

@@ -7,6 +7,8 @@ import {
   type Db,
 } from "@emailsvc/db";
 import { z } from "zod";
+import { Exchanges, makeEnvelope } from "@emailsvc/contracts";
+import { insertOutboxRows } from "@emailsvc/db";
 import {
   addSenderSchema,
   createProjectSchema,
@@ -20,6 +22,7 @@ import { adminOpenApi } from "./admin.openapi";
 export interface AdminDeps {
   db: Db;
   encryptionKey: string;
+  kickOutbox?: () => void;
   /** Called after a template edit, so this replica's template cache does not serve the old HTML. */
   onTemplateChanged?: (projectId: string, templateId: string) => void;
 }
@@ -168,6 +171,36 @@ export function adminRouter(deps: AdminDeps): Router {
       success: true,
       sender: { id: sender.id, sender_email: sender.senderEmail, sender_name: sender.senderName, email_verified: sender.emailVerified },
     });
+  });
+
+  // Re-send a client webhook delivery (e.g. one that exhausted its 5 attempts): it goes back to `pending` with
+  // a fresh attempt budget and its original event id on the bus; the webhook-dispatcher re-sends the stored body.
+  r.post("/webhook-deliveries/:deliveryId/redeliver", async (req, res) => {
+    const id = req.params.deliveryId;
+    const row = uuid.safeParse(id).success
+      ? (await db.pool.query<{ event_id: string; event: string; project_id: string; body: string; is_test: boolean }>(
+          "UPDATE webhook_deliveries SET status = 'pending', attempts = 0, updated_at = now() WHERE id = $1 RETURNING event_id, event, project_id, body, is_test",
+          [id],
+        )).rows[0]
+      : undefined;
+    if (!row) throw new AppError(ErrorCode.NOT_FOUND, "Webhook delivery not found");
+    const activityId = (JSON.parse(row.body) as { data?: { activity_id?: string } }).data?.activity_id ?? "";
+    const envelope = { ...makeEnvelope("email.delivered", { activityId, projectId: row.project_id, isTest: row.is_test }, { projectId: row.project_id }), id: row.event_id, type: row.event };
+    await insertOutboxRows(db.pool, [{ exchange: Exchanges.emailEvents, routingKey: row.event, payload: envelope }]);
+    deps.kickOutbox?.();
+    res.json({ success: true, delivery_id: id, status: "pending" });
+  });
+
+  r.get("/webhook-deliveries", async (req, res) => {
+    const projectId = typeof req.query.project_id === "string" ? req.query.project_id : "";
+    const status = typeof req.query.status === "string" ? req.query.status : null;
+    await findProject(db, projectId);
+    const rows = await db.pool.query(
+      `SELECT id, event_id, event, is_test, url, status, attempts, last_status_code, created_at, updated_at FROM webhook_deliveries
+        WHERE project_id = $1 AND ($2::text IS NULL OR status = $2) ORDER BY created_at DESC LIMIT 200`,
+      [projectId, status],
+    );
+    res.json({ success: true, deliveries: rows.rows });
   });
 
   return r;

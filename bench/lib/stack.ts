@@ -1,0 +1,40 @@
+// Benchmarks run against a stack started with `pnpm start` (facts in .local/demo.json).
+import fs from "node:fs";
+import path from "node:path";
+
+export interface Demo {
+  base_url: string;
+  internal_url: string;
+  admin_token: string;
+  project_id: string;
+  live_key: string;
+  test_key: string;
+  sender_email: string;
+  simulator_url: string;
+}
+
+export function demo(): Demo {
+  const file = path.resolve(__dirname, "../../.local/demo.json");
+  if (!fs.existsSync(file)) {
+    console.error("Start the stack first: SEND_RATE_PER_SECOND=0 pnpm start   (then run the benchmark in another shell)");
+    process.exit(1);
+  }
+  return JSON.parse(fs.readFileSync(file, "utf8")) as Demo;
+}
+
+export const DATABASE_URL = process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/emailsvc";
+
+export function percentile(values: number[], p: number): number {
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? NaN;
+}
+
+/** Resident memory of a service, from its Prometheus /metrics. */
+export async function rssOf(port: number): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  const m = /^process_resident_memory_bytes(?:\{[^}]*\})? (\d+(?:\.\d+)?(?:e\+\d+)?)/m.exec(text);
+  return m ? Number(m[1]) : NaN;
+}
+
+export const fmt = (ms: number) => `${ms.toFixed(1)} ms`;
+export const mb = (b: number) => `${(b / 1024 / 1024).toFixed(1)} MB`;

@@ -1,0 +1,112 @@
+/**
+ * bench/send-batch (issue: batch sending). Against `SEND_RATE_PER_SECOND=0 pnpm start`:
+ *   - POST /v1/send-batch with 500, 5,000 and 12,500 recipients: p50/p99 time to response, public-api RSS growth,
+ *     and the longest /healthz answer while batches are accepted (the event loop must not block > 100 ms);
+ *   - the raw baseline in the same run: JSON.parse of the same 12,500 body + one INSERT … SELECT FROM unnest of
+ *     12,500 rows through pg;
+ *   - then waits for the workers: activities `sent` vs the simulator's received count (nothing lost).
+ * Run: pnpm --filter @emailsvc/bench exec tsx send-batch/run.ts [--runs 5]
+ */
+import { randomUUID } from "node:crypto";
+import { Client } from "pg";
+import { DATABASE_URL, demo, fmt, mb, percentile, rssOf } from "../lib/stack";
+
+const d = demo();
+const runs = Number(process.argv[process.argv.indexOf("--runs") + 1] || 5);
+const API = "http://127.0.0.1:3001";
+
+function body(n: number) {
+  return JSON.stringify({
+    sender: d.sender_email,
+    senderName: "Bench",
+    subject: "Hello {{name}}",
+    html: "<p>Hi {{name}}, your code is {{code}}</p>",
+    recipients: Array.from({ length: n }, (_, i) => ({ email: `success+b${i}@simulator.amazonaws.com`, data: { name: `User ${i}`, code: i } })),
+  });
+}
+
+async function post(payload: string): Promise<{ ms: number; batchId: string }> {
+  const t = performance.now();
+  const res = await fetch(`${API}/v1/send-batch`, { method: "POST", headers: { Authorization: `Bearer ${d.test_key}`, "Content-Type": "application/json" }, body: payload });
+  const json = (await res.json()) as { batch_id: string; error?: string };
+  if (res.status !== 200) throw new Error(`send-batch answered ${res.status}: ${json.error}`);
+  return { ms: performance.now() - t, batchId: json.batch_id };
+}
+
+async function probeLoop(stop: { done: boolean }): Promise<number> {
+  let worst = 0;
+  while (!stop.done) {
+    const t = performance.now();
+    await fetch(`${API}/healthz`);
+    worst = Math.max(worst, performance.now() - t);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  return worst;
+}
+
+async function rawBaseline(payload: string): Promise<number[]> {
+  const db = new Client({ connectionString: DATABASE_URL });
+  await db.connect();
+  await db.query("CREATE TEMP TABLE bench_rows (id uuid, recipient text, data jsonb)");
+  const times: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const t = performance.now();
+    const parsed = JSON.parse(payload) as { recipients: { email: string; data: unknown }[] };
+    await db.query("INSERT INTO bench_rows SELECT * FROM unnest($1::uuid[], $2::text[], $3::jsonb[])", [
+      parsed.recipients.map(() => randomUUID()),
+      parsed.recipients.map((r) => r.email),
+      parsed.recipients.map((r) => JSON.stringify(r.data)),
+    ]);
+    times.push(performance.now() - t);
+  }
+  await db.end();
+  return times;
+}
+
+async function main() {
+  const rssBefore = await rssOf(3001);
+  const stop = { done: false };
+  const probe = probeLoop(stop);
+  const batchIds: string[] = [];
+  const results: Record<number, number[]> = {};
+  for (const n of [500, 5000, 12500]) {
+    const payload = body(n);
+    results[n] = [];
+    for (let i = 0; i < runs; i++) {
+      const r = await post(payload);
+      results[n]!.push(r.ms);
+      batchIds.push(r.batchId);
+    }
+  }
+  stop.done = true;
+  const worstHealthz = await probe;
+  const rssAfter = await rssOf(3001);
+  const raw = await rawBaseline(body(12500));
+
+  console.log(`send-batch (${runs} runs each, test key, accepted = stored + queued)`);
+  for (const n of [500, 5000, 12500]) console.log(`  ${String(n).padStart(6)} recipients  p50 ${fmt(percentile(results[n]!, 50))}  p99 ${fmt(percentile(results[n]!, 99))}`);
+  const rawP50 = percentile(raw, 50);
+  console.log(`  raw baseline 12,500: JSON.parse + one unnest INSERT through pg  p50 ${fmt(rawP50)}`);
+  console.log(`  ratio p50(12,500) / raw = ${(percentile(results[12500]!, 50) / rawP50).toFixed(2)}x   (goal ≤ 2x and < 600 ms)`);
+  console.log(`  public-api RSS ${mb(rssBefore)} → ${mb(rssAfter)} (growth ${mb(rssAfter - rssBefore)}, goal < 100 MB)`);
+  console.log(`  longest /healthz answer while batches were accepted: ${fmt(worstHealthz)} (goal: event loop never blocked > 100 ms)`);
+
+  const total = [500, 5000, 12500].reduce((s, n) => s + n * runs, 0);
+  const db = new Client({ connectionString: DATABASE_URL });
+  await db.connect();
+  const started = Date.now();
+  let sent = 0;
+  while (Date.now() - started < 15 * 60_000) {
+    sent = (await db.query<{ n: number }>("SELECT count(*)::int AS n FROM activities WHERE batch_id = ANY($1::uuid[]) AND status IN ('sent','delivered','opened','clicked')", [batchIds])).rows[0]!.n;
+    if (sent >= total) break;
+    await new Promise((r) => setTimeout(r, 2000));
+  }
+  await db.end();
+  const simCount = ((await (await fetch(`${d.simulator_url}/_sim/messages/count`)).json()) as { count: number }).count;
+  console.log(`  delivered to the provider: ${sent} of ${total} activities sent in ${((Date.now() - started) / 1000).toFixed(0)} s; simulator holds ${simCount} messages in total`);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
