@@ -1,0 +1,95 @@
+/**
+ * bench/send-pipeline (issue: sending). Against `SEND_RATE_PER_SECOND=0 pnpm start` (simulator latency 0):
+ *   1. 5,000 emails through POST /v1/send-email → outbox → RabbitMQ → send-worker → simulator: emails/s end to end
+ *      (first request to the simulator holding all 5,000), 50 requests in flight;
+ *   2. raw baseline in the same run: the same 5,000 SendEmail calls made directly with the SDK, 50 in flight;
+ *   3. /v1/send-email latency at a steady 100 requests/s for 10 s: p50 / p99.
+ * Run: pnpm --filter @emailsvc/bench exec tsx send-pipeline/run.ts [--n 5000]
+ */
+import { SendEmailCommand } from "@aws-sdk/client-sesv2";
+import { createSesClient } from "@emailsvc/provider";
+import { demo, fmt, percentile } from "../lib/stack";
+
+const d = demo();
+const N = Number(process.argv[process.argv.indexOf("--n") + 1] || 5000);
+const API = "http://127.0.0.1:3001";
+
+const simCount = async () => ((await (await fetch(`${d.simulator_url}/_sim/messages/count`)).json()) as { count: number }).count;
+const resetSim = () => fetch(`${d.simulator_url}/_sim/reset`, { method: "POST" });
+
+async function pool<T>(n: number, concurrency: number, fn: (i: number) => Promise<T>): Promise<T[]> {
+  const out: T[] = new Array(n);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < n) {
+        const i = next++;
+        out[i] = await fn(i);
+      }
+    }),
+  );
+  return out;
+}
+
+function sendOne(i: number): Promise<number> {
+  const t = performance.now();
+  return fetch(`${API}/v1/send-email`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${d.test_key}`, "Content-Type": "application/json" },
+    body: JSON.stringify({
+      recipient_email: `success+p${i}@simulator.amazonaws.com`,
+      sender_email: d.sender_email,
+      subject: "Pipeline {{i}}",
+      html_body: '<p>Hello {{i}} <a href="https://example.com/x">x</a></p>',
+      data: { i },
+    }),
+  }).then(async (r) => {
+    await r.arrayBuffer();
+    if (r.status !== 200) throw new Error(`send-email answered ${r.status}`);
+    return performance.now() - t;
+  });
+}
+
+async function main() {
+  await resetSim();
+  const base = await simCount();
+  const t0 = performance.now();
+  await pool(N, 50, sendOne);
+  const accepted = performance.now() - t0;
+  while ((await simCount()) - base < N) await new Promise((r) => setTimeout(r, 100));
+  const e2e = performance.now() - t0;
+
+  await resetSim();
+  const ses = createSesClient({ region: "us-east-1", endpoint: d.simulator_url, accessKeyId: "x", secretAccessKey: "x" });
+  const t1 = performance.now();
+  await pool(N, 50, (i) =>
+    ses.send(
+      new SendEmailCommand({
+        FromEmailAddress: d.sender_email,
+        Destination: { ToAddresses: [`success+raw${i}@simulator.amazonaws.com`] },
+        Content: { Simple: { Subject: { Data: "raw" }, Body: { Html: { Data: "<p>raw</p>" } } } },
+      }),
+    ),
+  );
+  const raw = performance.now() - t1;
+
+  // steady 100 requests/s for 10 s
+  const latencies: Promise<number>[] = [];
+  const tick = setInterval(() => latencies.push(sendOne(100_000 + latencies.length)), 10);
+  await new Promise((r) => setTimeout(r, 10_000));
+  clearInterval(tick);
+  const lat = await Promise.all(latencies);
+
+  const e2eRate = N / (e2e / 1000);
+  const rawRate = N / (raw / 1000);
+  console.log(`send-pipeline: ${N} emails, 50 in flight`);
+  console.log(`  end to end (API → queue → worker → simulator): ${e2eRate.toFixed(0)} emails/s (${(e2e / 1000).toFixed(1)} s; all accepted after ${(accepted / 1000).toFixed(1)} s)`);
+  console.log(`  raw baseline (SDK → simulator directly):       ${rawRate.toFixed(0)} emails/s`);
+  console.log(`  ratio ${((e2eRate / rawRate) * 100).toFixed(0)}% of raw   (goals: ≥ 400 emails/s and ≥ 40% of raw)`);
+  console.log(`  /v1/send-email at 100 req/s for 10 s (${lat.length} requests): p50 ${fmt(percentile(lat, 50))}  p99 ${fmt(percentile(lat, 99))}   (goal p99 < 50 ms)`);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
