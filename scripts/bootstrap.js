@@ -27,7 +27,15 @@ function ensurePnpm() {
   const local = path.join(localBin, "pnpm");
   if (hasPnpm(local)) return local;
   console.log(`[bootstrap] installing pnpm@${PNPM_VERSION} into .local/tools`);
-  const status = run("npm", ["install", "--no-save", "--no-audit", "--no-fund", "--prefix", path.join(root, ".local", "tools"), `pnpm@${PNPM_VERSION}`]);
+  const status = run("npm", [
+    "install",
+    "--no-save",
+    "--no-audit",
+    "--no-fund",
+    "--prefix",
+    path.join(root, ".local", "tools"),
+    `pnpm@${PNPM_VERSION}`,
+  ]);
   if (status !== 0 || !hasPnpm(local)) {
     console.error("[bootstrap] could not install pnpm; install it with: npm i -g pnpm@" + PNPM_VERSION);
     process.exit(1);
@@ -48,14 +56,26 @@ function ensureDeps(pnpm) {
 const [command, ...rest] = process.argv.slice(2);
 const pnpm = ensurePnpm();
 ensureDeps(pnpm);
-const env = { ...process.env, TURBO_TELEMETRY_DISABLED: "1", PATH: `${localBin}${path.delimiter}${process.env.PATH}` };
+const env = {
+  ...process.env,
+  TURBO_TELEMETRY_DISABLED: "1",
+  PATH: `${localBin}${path.delimiter}${process.env.PATH}`,
+};
 
 switch (command) {
   case "start":
-    process.exitCode = run(pnpm, ["exec", "tsx", "--conditions=development", "tools/dev-stack/src/start.ts", ...rest], { env });
+    process.exitCode = run(
+      pnpm,
+      ["exec", "tsx", "--conditions=development", "tools/dev-stack/src/start.ts", ...rest],
+      { env },
+    );
     break;
   case "test":
-    process.exitCode = run(pnpm, ["exec", "turbo", "run", "test", "--concurrency=2", "--output-logs=errors-only", "--continue", ...rest], { env });
+    process.exitCode = run(
+      pnpm,
+      ["exec", "turbo", "run", "test", "--concurrency=2", "--output-logs=errors-only", "--continue", ...rest],
+      { env },
+    );
     break;
   case undefined:
     break;

@@ -16,7 +16,9 @@ export interface Demo {
 export function demo(): Demo {
   const file = path.resolve(__dirname, "../../.local/demo.json");
   if (!fs.existsSync(file)) {
-    console.error("Start the stack first: SEND_RATE_PER_SECOND=0 pnpm start   (then run the benchmark in another shell)");
+    console.error(
+      "Start the stack first: SEND_RATE_PER_SECOND=0 pnpm start   (then run the benchmark in another shell)",
+    );
     process.exit(1);
   }
   return JSON.parse(fs.readFileSync(file, "utf8")) as Demo;

@@ -21,13 +21,20 @@ function body(n: number) {
     senderName: "Bench",
     subject: "Hello {{name}}",
     html: "<p>Hi {{name}}, your code is {{code}}</p>",
-    recipients: Array.from({ length: n }, (_, i) => ({ email: `success+b${i}@simulator.amazonaws.com`, data: { name: `User ${i}`, code: i } })),
+    recipients: Array.from({ length: n }, (_, i) => ({
+      email: `success+b${i}@simulator.amazonaws.com`,
+      data: { name: `User ${i}`, code: i },
+    })),
   });
 }
 
 async function post(payload: string): Promise<{ ms: number; batchId: string }> {
   const t = performance.now();
-  const res = await fetch(`${API}/v1/send-batch`, { method: "POST", headers: { Authorization: `Bearer ${d.test_key}`, "Content-Type": "application/json" }, body: payload });
+  const res = await fetch(`${API}/v1/send-batch`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${d.test_key}`, "Content-Type": "application/json" },
+    body: payload,
+  });
   const json = (await res.json()) as { batch_id: string; error?: string };
   if (res.status !== 200) throw new Error(`send-batch answered ${res.status}: ${json.error}`);
   return { ms: performance.now() - t, batchId: json.batch_id };
@@ -84,12 +91,21 @@ async function main() {
   const raw = await rawBaseline(body(12500));
 
   console.log(`send-batch (${runs} runs each, test key, accepted = stored + queued)`);
-  for (const n of [500, 5000, 12500]) console.log(`  ${String(n).padStart(6)} recipients  p50 ${fmt(percentile(results[n]!, 50))}  p99 ${fmt(percentile(results[n]!, 99))}`);
+  for (const n of [500, 5000, 12500])
+    console.log(
+      `  ${String(n).padStart(6)} recipients  p50 ${fmt(percentile(results[n]!, 50))}  p99 ${fmt(percentile(results[n]!, 99))}`,
+    );
   const rawP50 = percentile(raw, 50);
   console.log(`  raw baseline 12,500: JSON.parse + one unnest INSERT through pg  p50 ${fmt(rawP50)}`);
-  console.log(`  ratio p50(12,500) / raw = ${(percentile(results[12500]!, 50) / rawP50).toFixed(2)}x   (goal ≤ 2x and < 600 ms)`);
-  console.log(`  public-api RSS ${mb(rssBefore)} → ${mb(rssAfter)} (growth ${mb(rssAfter - rssBefore)}, goal < 100 MB)`);
-  console.log(`  longest /healthz answer while batches were accepted: ${fmt(worstHealthz)} (goal: event loop never blocked > 100 ms)`);
+  console.log(
+    `  ratio p50(12,500) / raw = ${(percentile(results[12500]!, 50) / rawP50).toFixed(2)}x   (goal ≤ 2x and < 600 ms)`,
+  );
+  console.log(
+    `  public-api RSS ${mb(rssBefore)} → ${mb(rssAfter)} (growth ${mb(rssAfter - rssBefore)}, goal < 100 MB)`,
+  );
+  console.log(
+    `  longest /healthz answer while batches were accepted: ${fmt(worstHealthz)} (goal: event loop never blocked > 100 ms)`,
+  );
 
   const total = [500, 5000, 12500].reduce((s, n) => s + n * runs, 0);
   const db = new Client({ connectionString: DATABASE_URL });
@@ -97,13 +113,22 @@ async function main() {
   const started = Date.now();
   let sent = 0;
   while (Date.now() - started < 15 * 60_000) {
-    sent = (await db.query<{ n: number }>("SELECT count(*)::int AS n FROM activities WHERE batch_id = ANY($1::uuid[]) AND status IN ('sent','delivered','opened','clicked')", [batchIds])).rows[0]!.n;
+    sent = (
+      await db.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM activities WHERE batch_id = ANY($1::uuid[]) AND status IN ('sent','delivered','opened','clicked')",
+        [batchIds],
+      )
+    ).rows[0]!.n;
     if (sent >= total) break;
     await new Promise((r) => setTimeout(r, 2000));
   }
   await db.end();
-  const simCount = ((await (await fetch(`${d.simulator_url}/_sim/messages/count`)).json()) as { count: number }).count;
-  console.log(`  delivered to the provider: ${sent} of ${total} activities sent in ${((Date.now() - started) / 1000).toFixed(0)} s; simulator holds ${simCount} messages in total`);
+  const simCount = (
+    (await (await fetch(`${d.simulator_url}/_sim/messages/count`)).json()) as { count: number }
+  ).count;
+  console.log(
+    `  delivered to the provider: ${sent} of ${total} activities sent in ${((Date.now() - started) / 1000).toFixed(0)} s; simulator holds ${simCount} messages in total`,
+  );
 }
 
 main().catch((err) => {

@@ -14,7 +14,8 @@ const d = demo();
 const N = Number(process.argv[process.argv.indexOf("--n") + 1] || 5000);
 const API = "http://127.0.0.1:3001";
 
-const simCount = async () => ((await (await fetch(`${d.simulator_url}/_sim/messages/count`)).json()) as { count: number }).count;
+const simCount = async () =>
+  ((await (await fetch(`${d.simulator_url}/_sim/messages/count`)).json()) as { count: number }).count;
 const resetSim = () => fetch(`${d.simulator_url}/_sim/reset`, { method: "POST" });
 
 async function pool<T>(n: number, concurrency: number, fn: (i: number) => Promise<T>): Promise<T[]> {
@@ -51,7 +52,13 @@ function sendOne(i: number): Promise<number> {
 }
 
 const simConfig = async (patch: Record<string, unknown>) =>
-  (await (await fetch(`${d.simulator_url}/_sim/config`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(patch) })).json()) as Record<string, unknown>;
+  (await (
+    await fetch(`${d.simulator_url}/_sim/config`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(patch),
+    })
+  ).json()) as Record<string, unknown>;
 
 async function main() {
   // The pipeline under test ends at the provider: the simulator's SNS notifications (RSA-signed, and the
@@ -67,7 +74,12 @@ async function main() {
   const e2e = performance.now() - t0;
 
   await resetSim();
-  const ses = createSesClient({ region: "us-east-1", endpoint: d.simulator_url, accessKeyId: "x", secretAccessKey: "x" });
+  const ses = createSesClient({
+    region: "us-east-1",
+    endpoint: d.simulator_url,
+    accessKeyId: "x",
+    secretAccessKey: "x",
+  });
   const t1 = performance.now();
   await pool(N, 50, (i) =>
     ses.send(
@@ -91,10 +103,16 @@ async function main() {
   const e2eRate = N / (e2e / 1000);
   const rawRate = N / (raw / 1000);
   console.log(`send-pipeline: ${N} emails, 50 in flight`);
-  console.log(`  end to end (API → queue → worker → simulator): ${e2eRate.toFixed(0)} emails/s (${(e2e / 1000).toFixed(1)} s; all accepted after ${(accepted / 1000).toFixed(1)} s)`);
+  console.log(
+    `  end to end (API → queue → worker → simulator): ${e2eRate.toFixed(0)} emails/s (${(e2e / 1000).toFixed(1)} s; all accepted after ${(accepted / 1000).toFixed(1)} s)`,
+  );
   console.log(`  raw baseline (SDK → simulator directly):       ${rawRate.toFixed(0)} emails/s`);
-  console.log(`  ratio ${((e2eRate / rawRate) * 100).toFixed(0)}% of raw   (goals: ≥ 400 emails/s and ≥ 40% of raw)`);
-  console.log(`  /v1/send-email at 100 req/s for 10 s (${lat.length} requests): p50 ${fmt(percentile(lat, 50))}  p99 ${fmt(percentile(lat, 99))}   (goal p99 < 50 ms)`);
+  console.log(
+    `  ratio ${((e2eRate / rawRate) * 100).toFixed(0)}% of raw   (goals: ≥ 400 emails/s and ≥ 40% of raw)`,
+  );
+  console.log(
+    `  /v1/send-email at 100 req/s for 10 s (${lat.length} requests): p50 ${fmt(percentile(lat, 50))}  p99 ${fmt(percentile(lat, 99))}   (goal p99 < 50 ms)`,
+  );
 }
 
 main().catch((err) => {

@@ -15,7 +15,11 @@ import { DATABASE_URL, demo } from "../lib/stack";
 
 const d = demo();
 const GIF = Buffer.from("R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7", "base64");
-const secret = (JSON.parse(fs.readFileSync(path.resolve(__dirname, "../../.local/secrets.json"), "utf8")) as { TRACKING_SECRET: string }).TRACKING_SECRET;
+const secret = (
+  JSON.parse(fs.readFileSync(path.resolve(__dirname, "../../.local/secrets.json"), "utf8")) as {
+    TRACKING_SECRET: string;
+  }
+).TRACKING_SECRET;
 
 function run(url: string): Promise<autocannon.Result> {
   return autocannon({ url, connections: 100, duration: 10, pipelining: 1 });
@@ -24,11 +28,20 @@ function run(url: string): Promise<autocannon.Result> {
 async function main() {
   const db = new Client({ connectionString: DATABASE_URL });
   await db.connect();
-  const a = (await db.query<{ id: string }>("SELECT id FROM activities WHERE project_id = $1 AND status IN ('sent','delivered','opened','clicked') ORDER BY created_at DESC LIMIT 1", [d.project_id])).rows[0];
+  const a = (
+    await db.query<{ id: string }>(
+      "SELECT id FROM activities WHERE project_id = $1 AND status IN ('sent','delivered','opened','clicked') ORDER BY created_at DESC LIMIT 1",
+      [d.project_id],
+    )
+  ).rows[0];
   if (!a) throw new Error("send one email first (see the README curl) so there is an activity to track");
 
   const bare = http.createServer((_req, res) => {
-    res.writeHead(200, { "Content-Type": "image/gif", "Content-Length": GIF.length, "Cache-Control": "no-store, no-cache, must-revalidate, max-age=0" });
+    res.writeHead(200, {
+      "Content-Type": "image/gif",
+      "Content-Length": GIF.length,
+      "Cache-Control": "no-store, no-cache, must-revalidate, max-age=0",
+    });
     res.end(GIF);
   });
   await new Promise<void>((r) => bare.listen(0, "127.0.0.1", r));
@@ -37,22 +50,28 @@ async function main() {
   const rawRes = await run(`http://127.0.0.1:${barePort}/t/o/x`);
   await fetch(`http://127.0.0.1:3006/t/o/${a.id}`); // the first hit writes the activity row
   await new Promise((r) => setTimeout(r, 500));
-  const before = (await db.query("SELECT updated_at FROM activities WHERE id = $1", [a.id])).rows[0].updated_at as Date;
+  const before = (await db.query("SELECT updated_at FROM activities WHERE id = $1", [a.id])).rows[0]
+    .updated_at as Date;
   const pixel = await run(`http://127.0.0.1:3006/t/o/${a.id}`);
   const click = await run(clickUrl("http://127.0.0.1:3006", secret, a.id, "https://example.com/landing?x=1"));
   await new Promise((r) => setTimeout(r, 2000));
-  const after = (await db.query("SELECT updated_at FROM activities WHERE id = $1", [a.id])).rows[0].updated_at as Date;
+  const after = (await db.query("SELECT updated_at FROM activities WHERE id = $1", [a.id])).rows[0]
+    .updated_at as Date;
   bare.close();
   await db.end();
 
   const line = (name: string, r: autocannon.Result) =>
-    `  ${name.padEnd(28)} ${r.requests.average.toFixed(0).padStart(7)} req/s   p99 ${r.latency.p99} ms   errors ${r.errors + r.non2xx - (name.startsWith("click") ? r["3xx"] ?? 0 : 0)}`;
+    `  ${name.padEnd(28)} ${r.requests.average.toFixed(0).padStart(7)} req/s   p99 ${r.latency.p99} ms   errors ${r.errors + r.non2xx - (name.startsWith("click") ? (r["3xx"] ?? 0) : 0)}`;
   console.log("tracking: 100 concurrent connections, 10 s each");
   console.log(line("bare node:http GIF (raw)", rawRes));
   console.log(line("open pixel /t/o/:id", pixel));
   console.log(line("click redirect /t/c/:id", click));
-  console.log(`  pixel = ${((pixel.requests.average / rawRes.requests.average) * 100).toFixed(0)}% of the bare server (goal ≥ 50%, p99 < 20 ms)`);
-  console.log(`  activity row written by repeat hits: ${before.getTime() === after.getTime() ? "no" : "YES"} (goal: no)`);
+  console.log(
+    `  pixel = ${((pixel.requests.average / rawRes.requests.average) * 100).toFixed(0)}% of the bare server (goal ≥ 50%, p99 < 20 ms)`,
+  );
+  console.log(
+    `  activity row written by repeat hits: ${before.getTime() === after.getTime() ? "no" : "YES"} (goal: no)`,
+  );
 }
 
 main().catch((err) => {

@@ -6,28 +6,94 @@ import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 
 // `yaml` from the dev-stack package (infra/ is not a workspace package).
-const { stringify } = createRequire(path.join(path.dirname(fileURLToPath(import.meta.url)), "../../tools/dev-stack/package.json"))("yaml");
+const { stringify } = createRequire(
+  path.join(path.dirname(fileURLToPath(import.meta.url)), "../../tools/dev-stack/package.json"),
+)("yaml");
 
 const dir = path.join(path.dirname(fileURLToPath(import.meta.url)), "base");
 // hpa: why each can scale horizontally. minReplicas 2 for the pollers shows SKIP LOCKED claims in action.
 const services = [
-  { name: "public-api", port: 3001, internalPort: 3101, cpu: "250m", mem: "256Mi", min: 2, max: 10, why: "stateless HTTP; idempotency lives in Redis/PostgreSQL" },
+  {
+    name: "public-api",
+    port: 3001,
+    internalPort: 3101,
+    cpu: "250m",
+    mem: "256Mi",
+    min: 2,
+    max: 10,
+    why: "stateless HTTP; idempotency lives in Redis/PostgreSQL",
+  },
   { name: "domain-service", port: 3002, cpu: "100m", mem: "192Mi", min: 2, max: 4, why: "stateless HTTP" },
-  { name: "send-worker", port: 3003, cpu: "250m", mem: "256Mi", min: 2, max: 10, why: "competing consumers; the rate limit is global in Redis and claims are atomic" },
-  { name: "campaign-dispatcher", port: 3004, internalPort: 3104, cpu: "100m", mem: "192Mi", min: 2, max: 4, why: "claims campaign batches with FOR UPDATE SKIP LOCKED" },
-  { name: "scheduler", port: 3005, cpu: "100m", mem: "192Mi", min: 2, max: 4, why: "claims due sends with FOR UPDATE SKIP LOCKED: replicas never double-send" },
-  { name: "notification-ingest", port: 3006, cpu: "250m", mem: "256Mi", min: 2, max: 10, why: "stateless HTTP + competing consumers, de-duplicated by SNS MessageId" },
+  {
+    name: "send-worker",
+    port: 3003,
+    cpu: "250m",
+    mem: "256Mi",
+    min: 2,
+    max: 10,
+    why: "competing consumers; the rate limit is global in Redis and claims are atomic",
+  },
+  {
+    name: "campaign-dispatcher",
+    port: 3004,
+    internalPort: 3104,
+    cpu: "100m",
+    mem: "192Mi",
+    min: 2,
+    max: 4,
+    why: "claims campaign batches with FOR UPDATE SKIP LOCKED",
+  },
+  {
+    name: "scheduler",
+    port: 3005,
+    cpu: "100m",
+    mem: "192Mi",
+    min: 2,
+    max: 4,
+    why: "claims due sends with FOR UPDATE SKIP LOCKED: replicas never double-send",
+  },
+  {
+    name: "notification-ingest",
+    port: 3006,
+    cpu: "250m",
+    mem: "256Mi",
+    min: 2,
+    max: 10,
+    why: "stateless HTTP + competing consumers, de-duplicated by SNS MessageId",
+  },
   { name: "inbound-mail", port: 3007, cpu: "100m", mem: "256Mi", min: 2, max: 4, why: "stateless HTTP" },
-  { name: "webhook-dispatcher", port: 3008, cpu: "250m", mem: "256Mi", min: 2, max: 8, why: "competing consumers; deliveries are unique per event" },
-  { name: "shop-ingest", port: 3009, cpu: "100m", mem: "192Mi", min: 2, max: 4, why: "stateless HTTP + consumers, de-duplicated by webhook id" },
+  {
+    name: "webhook-dispatcher",
+    port: 3008,
+    cpu: "250m",
+    mem: "256Mi",
+    min: 2,
+    max: 8,
+    why: "competing consumers; deliveries are unique per event",
+  },
+  {
+    name: "shop-ingest",
+    port: 3009,
+    cpu: "100m",
+    mem: "192Mi",
+    min: 2,
+    max: 4,
+    why: "stateless HTTP + consumers, de-duplicated by webhook id",
+  },
 ];
 
 const yaml = (docs) => docs.map((d) => stringify(d, { lineWidth: 120 })).join("---\n");
 const labels = (name) => ({ "app.kubernetes.io/name": name, "app.kubernetes.io/part-of": "emailsvc" });
 
 for (const s of services) {
-  const ports = [{ name: "http", containerPort: s.port }, ...(s.internalPort ? [{ name: "internal", containerPort: s.internalPort }] : [])];
-  const env = [{ name: "PORT", value: String(s.port) }, ...(s.internalPort ? [{ name: "INTERNAL_PORT", value: String(s.internalPort) }] : [])];
+  const ports = [
+    { name: "http", containerPort: s.port },
+    ...(s.internalPort ? [{ name: "internal", containerPort: s.internalPort }] : []),
+  ];
+  const env = [
+    { name: "PORT", value: String(s.port) },
+    ...(s.internalPort ? [{ name: "INTERNAL_PORT", value: String(s.internalPort) }] : []),
+  ];
   const deployment = {
     apiVersion: "apps/v1",
     kind: "Deployment",
@@ -37,7 +103,14 @@ for (const s of services) {
       selector: { matchLabels: labels(s.name) },
       strategy: { type: "RollingUpdate", rollingUpdate: { maxUnavailable: 0, maxSurge: 1 } },
       template: {
-        metadata: { labels: labels(s.name), annotations: { "prometheus.io/scrape": "true", "prometheus.io/port": String(s.port), "prometheus.io/path": "/metrics" } },
+        metadata: {
+          labels: labels(s.name),
+          annotations: {
+            "prometheus.io/scrape": "true",
+            "prometheus.io/port": String(s.port),
+            "prometheus.io/path": "/metrics",
+          },
+        },
         spec: {
           terminationGracePeriodSeconds: 30,
           securityContext: { runAsNonRoot: true, runAsUser: 1000, runAsGroup: 1000 },
@@ -47,13 +120,28 @@ for (const s of services) {
               image: `emailsvc/${s.name}:latest`,
               ports,
               env,
-              envFrom: [{ configMapRef: { name: "emailsvc-config" } }, { secretRef: { name: "emailsvc-secrets" } }],
+              envFrom: [
+                { configMapRef: { name: "emailsvc-config" } },
+                { secretRef: { name: "emailsvc-secrets" } },
+              ],
               resources: { requests: { cpu: s.cpu, memory: s.mem }, limits: { cpu: "1", memory: "512Mi" } },
-              livenessProbe: { httpGet: { path: "/healthz", port: "http" }, periodSeconds: 10, failureThreshold: 3 },
-              readinessProbe: { httpGet: { path: "/readyz", port: "http" }, periodSeconds: 5, failureThreshold: 2 },
+              livenessProbe: {
+                httpGet: { path: "/healthz", port: "http" },
+                periodSeconds: 10,
+                failureThreshold: 3,
+              },
+              readinessProbe: {
+                httpGet: { path: "/readyz", port: "http" },
+                periodSeconds: 5,
+                failureThreshold: 2,
+              },
               // Let the load balancer drop the pod before SIGTERM; the service then drains within 25 s.
               lifecycle: { preStop: { exec: { command: ["sleep", "5"] } } },
-              securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ["ALL"] } },
+              securityContext: {
+                allowPrivilegeEscalation: false,
+                readOnlyRootFilesystem: true,
+                capabilities: { drop: ["ALL"] },
+              },
             },
           ],
         },
@@ -64,7 +152,10 @@ for (const s of services) {
     apiVersion: "v1",
     kind: "Service",
     metadata: { name: s.name, labels: labels(s.name) },
-    spec: { selector: labels(s.name), ports: ports.map((p) => ({ name: p.name, port: p.containerPort, targetPort: p.name })) },
+    spec: {
+      selector: labels(s.name),
+      ports: ports.map((p) => ({ name: p.name, port: p.containerPort, targetPort: p.name })),
+    },
   };
   const hpa = {
     apiVersion: "autoscaling/v2",
@@ -74,7 +165,12 @@ for (const s of services) {
       scaleTargetRef: { apiVersion: "apps/v1", kind: "Deployment", name: s.name },
       minReplicas: s.min,
       maxReplicas: s.max,
-      metrics: [{ type: "Resource", resource: { name: "cpu", target: { type: "Utilization", averageUtilization: 70 } } }],
+      metrics: [
+        {
+          type: "Resource",
+          resource: { name: "cpu", target: { type: "Utilization", averageUtilization: 70 } },
+        },
+      ],
     },
   };
   const pdb = {
@@ -83,7 +179,10 @@ for (const s of services) {
     metadata: { name: s.name, labels: labels(s.name) },
     spec: { minAvailable: 1, selector: { matchLabels: labels(s.name) } },
   };
-  fs.writeFileSync(path.join(dir, `${s.name}.yaml`), `# generated by infra/k8s/generate.mjs\n${yaml([deployment, service, hpa, pdb])}`);
+  fs.writeFileSync(
+    path.join(dir, `${s.name}.yaml`),
+    `# generated by infra/k8s/generate.mjs\n${yaml([deployment, service, hpa, pdb])}`,
+  );
 }
 
 const publicRoutes = [
@@ -97,7 +196,10 @@ const publicRoutes = [
 const ingress = {
   apiVersion: "networking.k8s.io/v1",
   kind: "Ingress",
-  metadata: { name: "emailsvc-public", annotations: { "nginx.ingress.kubernetes.io/proxy-body-size": "16m" } },
+  metadata: {
+    name: "emailsvc-public",
+    annotations: { "nginx.ingress.kubernetes.io/proxy-body-size": "16m" },
+  },
   spec: {
     ingressClassName: "nginx",
     rules: [
@@ -105,7 +207,11 @@ const ingress = {
         host: "mail.example.com",
         http: {
           // Only public prefixes: /send-email, /trigger-*, /admin stay cluster-internal (no API key = open relay).
-          paths: publicRoutes.map(([p, svc]) => ({ path: p, pathType: "Prefix", backend: { service: { name: svc, port: { name: "http" } } } })),
+          paths: publicRoutes.map(([p, svc]) => ({
+            path: p,
+            pathType: "Prefix",
+            backend: { service: { name: svc, port: { name: "http" } } },
+          })),
         },
       },
     ],

@@ -14,6 +14,9 @@ module.exports = {
   testPathIgnorePatterns: ["/node_modules/", "/dist/"],
   globalSetup: path.join(__dirname, "src/global-setup.js"),
   testTimeout: 30000,
-  testEnvironmentOptions: { customExportConditions: ["development", "node", "require", "default"], globalsCleanup: "off" },
+  testEnvironmentOptions: {
+    customExportConditions: ["development", "node", "require", "default"],
+    globalsCleanup: "off",
+  },
   maxWorkers: 1,
 };

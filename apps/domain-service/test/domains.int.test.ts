@@ -15,7 +15,12 @@ jest.setTimeout(30_000);
 const encKey = randomBytes(32).toString("hex");
 const db = createDb(process.env.DATABASE_URL!, { max: 10 });
 const logger = createLogger({ service: "ds-test", level: "silent" });
-const broker = createBroker({ url: process.env.RABBITMQ_URL!, name: "ds-test", topology: messagingTopology, logger });
+const broker = createBroker({
+  url: process.env.RABBITMQ_URL!,
+  name: "ds-test",
+  topology: messagingTopology,
+  logger,
+});
 let sim: Simulator;
 let simUrl: string;
 let app: ReturnType<typeof createApp>;
@@ -23,7 +28,12 @@ let app: ReturnType<typeof createApp>;
 beforeAll(async () => {
   sim = createSimulator({ port: 0 });
   simUrl = await sim.start();
-  const ses = createSesClient({ region: "us-east-1", endpoint: simUrl, accessKeyId: "x", secretAccessKey: "x" });
+  const ses = createSesClient({
+    region: "us-east-1",
+    endpoint: simUrl,
+    accessKeyId: "x",
+    secretAccessKey: "x",
+  });
   const deps: Deps = {
     name: "domain-service",
     logger,
@@ -63,15 +73,30 @@ async function senderAllowed(projectId: string, email: string) {
 describe("domain life cycle", () => {
   it("register → records → verify before/after the provider verifies → status → sender → delete → register again", async () => {
     const p = await project();
-    const reg = await request(app).post("/domains/register").set(p.auth).send({ domain: "acme.test", sender_name: "Acme", sender_email: "hello@acme.test" });
+    const reg = await request(app)
+      .post("/domains/register")
+      .set(p.auth)
+      .send({ domain: "acme.test", sender_name: "Acme", sender_email: "hello@acme.test" });
     expect(reg.status).toBe(201);
     expect(reg.body.success).toBe(true);
     expect(reg.body.domain).toBe("acme.test");
     const recs = reg.body.dns_records as { type: string; name: string; value: string; purpose: string }[];
-    expect(recs.map((r) => `${r.type} ${r.purpose}`)).toEqual(["TXT ses_verification", "CNAME dkim", "CNAME dkim", "CNAME dkim", "TXT spf", "TXT dmarc", "CNAME return_path"]);
-    const identity = (await (await fetch(`${simUrl}/_sim/identities`)).json()) as { identities: { identity: string; dkimTokens: string[]; mailFromDomain?: string }[] };
+    expect(recs.map((r) => `${r.type} ${r.purpose}`)).toEqual([
+      "TXT ses_verification",
+      "CNAME dkim",
+      "CNAME dkim",
+      "CNAME dkim",
+      "TXT spf",
+      "TXT dmarc",
+      "CNAME return_path",
+    ]);
+    const identity = (await (await fetch(`${simUrl}/_sim/identities`)).json()) as {
+      identities: { identity: string; dkimTokens: string[]; mailFromDomain?: string }[];
+    };
     const simId = identity.identities.find((i) => i.identity === "acme.test")!;
-    expect(recs.filter((r) => r.purpose === "dkim").map((r) => r.name)).toEqual(simId.dkimTokens.map((t) => `${t}._domainkey`));
+    expect(recs.filter((r) => r.purpose === "dkim").map((r) => r.name)).toEqual(
+      simId.dkimTokens.map((t) => `${t}._domainkey`),
+    );
     expect(recs[4]!.value).toBe("v=spf1 include:amazonses.com ~all");
     expect(recs[5]!.value).toBe("v=DMARC1; p=quarantine; rua=mailto:dmarc-reports@acme.test");
     expect(recs[6]).toMatchObject({ name: "bounce", value: "feedback-smtp.us-east-1.amazonses.com" });
@@ -80,52 +105,98 @@ describe("domain life cycle", () => {
     expect(records.body.dns_records.every((r: { verified: unknown }) => r.verified === null)).toBe(true);
 
     const before = await request(app).post("/domains/acme.test/verify").set(p.auth);
-    expect(before.body).toMatchObject({ success: true, can_send: false, verification: { domain_verified: false, dkim_verified: false } });
+    expect(before.body).toMatchObject({
+      success: true,
+      can_send: false,
+      verification: { domain_verified: false, dkim_verified: false },
+    });
     expect(await senderAllowed(p.id, "hello@acme.test")).toBe(false);
 
     await simPost("/_sim/identities/acme.test/verify");
     const after = await request(app).post("/domains/acme.test/verify").set(p.auth);
-    expect(after.body).toMatchObject({ success: true, domain: "acme.test", can_send: true, verification: { domain_verified: true, dkim_verified: true } });
+    expect(after.body).toMatchObject({
+      success: true,
+      domain: "acme.test",
+      can_send: true,
+      verification: { domain_verified: true, dkim_verified: true },
+    });
 
     const status = await request(app).get("/domains/acme.test/status").set(p.auth);
-    expect(status.body).toMatchObject({ success: true, status: "verified", can_send: true, sender: { sender_name: "Acme", sender_email: "hello@acme.test" } });
+    expect(status.body).toMatchObject({
+      success: true,
+      status: "verified",
+      can_send: true,
+      sender: { sender_name: "Acme", sender_email: "hello@acme.test" },
+    });
     expect(status.body.dns_records_summary.total).toBe(7);
     expect(status.body.dns_records_summary.verified).toBeGreaterThanOrEqual(4);
     expect(status.body.last_verified_at).toBeTruthy();
     expect(await senderAllowed(p.id, "anyone@acme.test")).toBe(true);
 
-    const put = await request(app).put("/domains/acme.test/sender").set(p.auth).send({ sender_name: "Acme Team", sender_email: "team@acme.test", reply_email: "help@acme.test" });
-    expect(put.body).toEqual({ success: true, domain: "acme.test", sender: { sender_name: "Acme Team", sender_email: "team@acme.test", reply_email: "help@acme.test" } });
+    const put = await request(app)
+      .put("/domains/acme.test/sender")
+      .set(p.auth)
+      .send({ sender_name: "Acme Team", sender_email: "team@acme.test", reply_email: "help@acme.test" });
+    expect(put.body).toEqual({
+      success: true,
+      domain: "acme.test",
+      sender: { sender_name: "Acme Team", sender_email: "team@acme.test", reply_email: "help@acme.test" },
+    });
     const got = await request(app).get("/domains").query({ domain: "acme.test" }).set(p.auth);
-    expect(got.body.domain).toMatchObject({ domain: "acme.test", status: "verified", can_send: true, sender: { sender_email: "team@acme.test", reply_email: "help@acme.test" } });
+    expect(got.body.domain).toMatchObject({
+      domain: "acme.test",
+      status: "verified",
+      can_send: true,
+      sender: { sender_email: "team@acme.test", reply_email: "help@acme.test" },
+    });
 
     const del = await request(app).delete("/domains/acme.test").set(p.auth);
     expect(del.body).toMatchObject({ success: true, domain: "acme.test" });
-    const simAfter = (await (await fetch(`${simUrl}/_sim/identities`)).json()) as { identities: { identity: string }[] };
+    const simAfter = (await (await fetch(`${simUrl}/_sim/identities`)).json()) as {
+      identities: { identity: string }[];
+    };
     expect(simAfter.identities.some((i) => i.identity === "acme.test")).toBe(false);
     expect(await senderAllowed(p.id, "team@acme.test")).toBe(false);
     expect((await request(app).get("/domains/acme.test/status").set(p.auth)).status).toBe(404);
-    const stored = await db.pool.query("SELECT deleted_at FROM domain_identities WHERE project_id = $1", [p.id]);
+    const stored = await db.pool.query("SELECT deleted_at FROM domain_identities WHERE project_id = $1", [
+      p.id,
+    ]);
     expect(stored.rows[0].deleted_at).not.toBeNull();
 
-    const again = await request(app).post("/domains/register").set(p.auth).send({ domain: "acme.test", sender_name: "Acme", sender_email: "hello@acme.test" });
+    const again = await request(app)
+      .post("/domains/register")
+      .set(p.auth)
+      .send({ domain: "acme.test", sender_name: "Acme", sender_email: "hello@acme.test" });
     expect(again.status).toBe(201);
     expect(again.body.dns_records[1].name).not.toBe(recs[1]!.name); // fresh DKIM tokens
   });
 
   it("stores and shows internationalized domains consistently (Unicode or punycode in)", async () => {
     const p = await project();
-    const reg = await request(app).post("/domains/register").set(p.auth).send({ domain: "Bücher.Test", sender_name: "B", sender_email: "info@bücher.test" });
+    const reg = await request(app)
+      .post("/domains/register")
+      .set(p.auth)
+      .send({ domain: "Bücher.Test", sender_name: "B", sender_email: "info@bücher.test" });
     expect(reg.status).toBe(201);
     expect(reg.body.domain).toBe("bücher.test");
-    expect(reg.body.dns_records[5].value).toBe("v=DMARC1; p=quarantine; rua=mailto:dmarc-reports@xn--bcher-kva.test");
+    expect(reg.body.dns_records[5].value).toBe(
+      "v=DMARC1; p=quarantine; rua=mailto:dmarc-reports@xn--bcher-kva.test",
+    );
     const viaPuny = await request(app).get(`/domains/xn--bcher-kva.test/status`).set(p.auth);
-    const viaUnicode = await request(app).get(`/domains/${encodeURIComponent("bücher.test")}/status`).set(p.auth);
+    const viaUnicode = await request(app)
+      .get(`/domains/${encodeURIComponent("bücher.test")}/status`)
+      .set(p.auth);
     expect(viaPuny.body.domain).toBe("bücher.test");
     expect(viaUnicode.body.domain).toBe("bücher.test");
-    const row = await db.pool.query("SELECT domain, domain_unicode FROM domain_identities WHERE project_id = $1", [p.id]);
+    const row = await db.pool.query(
+      "SELECT domain, domain_unicode FROM domain_identities WHERE project_id = $1",
+      [p.id],
+    );
     expect(row.rows[0]).toEqual({ domain: "xn--bcher-kva.test", domain_unicode: "bücher.test" });
-    const dup = await request(app).post("/domains/register").set(p.auth).send({ domain: "xn--bcher-kva.test", sender_name: "B", sender_email: "x@xn--bcher-kva.test" });
+    const dup = await request(app)
+      .post("/domains/register")
+      .set(p.auth)
+      .send({ domain: "xn--bcher-kva.test", sender_name: "B", sender_email: "x@xn--bcher-kva.test" });
     expect(dup.status).toBe(409);
   });
 });
@@ -133,53 +204,90 @@ describe("domain life cycle", () => {
 describe("address life cycle", () => {
   it("verify-email → pending → provider verifies → verified → send allowed → delete → refused", async () => {
     const p = await project();
-    const created = await request(app).post("/domains/verify-email").set(p.auth).send({ sender_email: "Me@Solo.test", sender_name: "Me" });
+    const created = await request(app)
+      .post("/domains/verify-email")
+      .set(p.auth)
+      .send({ sender_email: "Me@Solo.test", sender_name: "Me" });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({
       success: true,
       sender_email: "me@solo.test",
       verification_status: "pending",
-      sender: { from_name: "Me", from_email: "me@solo.test", email_verified: false, domain_authenticated: false },
+      sender: {
+        from_name: "Me",
+        from_email: "me@solo.test",
+        email_verified: false,
+        domain_authenticated: false,
+      },
     });
     expect(created.body.identity_id).toBeTruthy();
     expect(created.body.sender_profile_id).toBeTruthy();
-    const verificationMail = (await (await fetch(`${simUrl}/_sim/messages?to=me@solo.test`)).json()) as { count: number };
+    const verificationMail = (await (await fetch(`${simUrl}/_sim/messages?to=me@solo.test`)).json()) as {
+      count: number;
+    };
     expect(verificationMail.count).toBeGreaterThanOrEqual(1);
 
-    const pending = await request(app).get("/domains/verify-email/status").query({ email: "me@solo.test" }).set(p.auth);
+    const pending = await request(app)
+      .get("/domains/verify-email/status")
+      .query({ email: "me@solo.test" })
+      .set(p.auth);
     expect(pending.body).toMatchObject({ verification_status: "pending", can_send: false });
     expect(await senderAllowed(p.id, "me@solo.test")).toBe(false);
 
     await simPost("/_sim/identities/me@solo.test/verify");
-    const verified = await request(app).get("/domains/verify-email/status").query({ email: "me@solo.test" }).set(p.auth);
+    const verified = await request(app)
+      .get("/domains/verify-email/status")
+      .query({ email: "me@solo.test" })
+      .set(p.auth);
     expect(verified.body).toMatchObject({
       success: true,
       verification_status: "verified",
       can_send: true,
-      sender_profile: { id: created.body.sender_profile_id, from_email: "me@solo.test", email_verified: true },
+      sender_profile: {
+        id: created.body.sender_profile_id,
+        from_email: "me@solo.test",
+        email_verified: true,
+      },
     });
     expect(await senderAllowed(p.id, "me@solo.test")).toBe(true);
 
-    const resend = await request(app).post("/domains/verify-email/resend").set(p.auth).send({ sender_email: "me@solo.test" });
+    const resend = await request(app)
+      .post("/domains/verify-email/resend")
+      .set(p.auth)
+      .send({ sender_email: "me@solo.test" });
     expect(resend.body).toMatchObject({ success: true, sender_email: "me@solo.test" });
 
-    const del = await request(app).delete("/domains/verify-email").query({ email: "me@solo.test" }).set(p.auth);
+    const del = await request(app)
+      .delete("/domains/verify-email")
+      .query({ email: "me@solo.test" })
+      .set(p.auth);
     expect(del.body).toMatchObject({ success: true, sender_email: "me@solo.test" });
     expect(await senderAllowed(p.id, "me@solo.test")).toBe(false);
   });
 
   it("marks failed when the provider says so", async () => {
     const p = await project();
-    await request(app).post("/domains/verify-email").set(p.auth).send({ sender_email: "bad@solo2.test", sender_name: "B" });
+    await request(app)
+      .post("/domains/verify-email")
+      .set(p.auth)
+      .send({ sender_email: "bad@solo2.test", sender_name: "B" });
     await simPost("/_sim/identities/bad@solo2.test/fail");
-    const st = await request(app).get("/domains/verify-email/status").query({ email: "bad@solo2.test" }).set(p.auth);
+    const st = await request(app)
+      .get("/domains/verify-email/status")
+      .query({ email: "bad@solo2.test" })
+      .set(p.auth);
     expect(st.body).toMatchObject({ verification_status: "failed", can_send: false });
   });
 });
 
 describe("errors of section 7 and tenancy", () => {
   it("needs the Bearer key on every /domains route", async () => {
-    for (const [method, path] of [["get", "/domains?domain=a.test"], ["post", "/domains/register"], ["get", "/domains/verify-email/status?email=a@b.c"], ["delete", "/domains/a.test"]] as const) {
+    for (const [method, path] of [
+      ["get", "/domains?domain=a.test"],
+      ["post", "/domains/register"],
+      ["get", "/domains/verify-email/status?email=a@b.c"],
+      ["delete", "/domains/a.test"],
+    ] as const) {
       const res = await request(app)[method](path);
       expect(res.status).toBe(401);
       expect(res.body).toEqual({ success: false, error: "Unauthorized: Invalid or missing API key" });
@@ -192,53 +300,128 @@ describe("errors of section 7 and tenancy", () => {
     const p = await project();
     const reg = (b: object) => request(app).post("/domains/register").set(p.auth).send(b);
     expect((await reg({ domain: "x.test" })).status).toBe(400);
-    expect((await reg({ domain: "not a domain", sender_name: "a", sender_email: "a@b.test" })).body).toEqual({ success: false, error: "Invalid domain format" });
-    expect((await reg({ domain: "x.test", sender_name: "a", sender_email: "a@other.test" })).status).toBe(400);
+    expect((await reg({ domain: "not a domain", sender_name: "a", sender_email: "a@b.test" })).body).toEqual({
+      success: false,
+      error: "Invalid domain format",
+    });
+    expect((await reg({ domain: "x.test", sender_name: "a", sender_email: "a@other.test" })).status).toBe(
+      400,
+    );
     expect((await reg({ domain: "x.test", sender_name: "a", sender_email: "a@x.test" })).status).toBe(201);
     expect((await reg({ domain: "x.test", sender_name: "a", sender_email: "a@x.test" })).status).toBe(409);
-    for (const path of ["/domains/nope.test/dns-records", "/domains/nope.test/status"]) expect((await request(app).get(path).set(p.auth)).status).toBe(404);
+    for (const path of ["/domains/nope.test/dns-records", "/domains/nope.test/status"])
+      expect((await request(app).get(path).set(p.auth)).status).toBe(404);
     expect((await request(app).post("/domains/nope.test/verify").set(p.auth)).status).toBe(404);
     expect((await request(app).delete("/domains/nope.test").set(p.auth)).status).toBe(404);
-    expect((await request(app).get("/domains").set(p.auth)).body).toEqual({ success: false, error: "domain parameter is required" });
+    expect((await request(app).get("/domains").set(p.auth)).body).toEqual({
+      success: false,
+      error: "domain parameter is required",
+    });
     expect((await request(app).get("/domains").query({ domain: "nope.test" }).set(p.auth)).status).toBe(404);
-    expect((await request(app).put("/domains/x.test/sender").set(p.auth).send({ sender_name: "a" })).status).toBe(400);
-    expect((await request(app).put("/domains/x.test/sender").set(p.auth).send({ sender_name: "a", sender_email: "a@y.test" })).status).toBe(400);
-    expect((await request(app).put("/domains/nope.test/sender").set(p.auth).send({ sender_name: "a", sender_email: "a@nope.test" })).status).toBe(404);
-    expect((await request(app).post("/domains/verify-email").set(p.auth).send({ sender_email: "a@b.test" })).body).toEqual({
+    expect(
+      (await request(app).put("/domains/x.test/sender").set(p.auth).send({ sender_name: "a" })).status,
+    ).toBe(400);
+    expect(
+      (
+        await request(app)
+          .put("/domains/x.test/sender")
+          .set(p.auth)
+          .send({ sender_name: "a", sender_email: "a@y.test" })
+      ).status,
+    ).toBe(400);
+    expect(
+      (
+        await request(app)
+          .put("/domains/nope.test/sender")
+          .set(p.auth)
+          .send({ sender_name: "a", sender_email: "a@nope.test" })
+      ).status,
+    ).toBe(404);
+    expect(
+      (await request(app).post("/domains/verify-email").set(p.auth).send({ sender_email: "a@b.test" })).body,
+    ).toEqual({
       success: false,
       error: "sender_email and sender_name are required",
     });
-    await request(app).post("/domains/verify-email").set(p.auth).send({ sender_email: "dup@b.test", sender_name: "D" });
-    expect((await request(app).post("/domains/verify-email").set(p.auth).send({ sender_email: "dup@b.test", sender_name: "D" })).status).toBe(409);
+    await request(app)
+      .post("/domains/verify-email")
+      .set(p.auth)
+      .send({ sender_email: "dup@b.test", sender_name: "D" });
+    expect(
+      (
+        await request(app)
+          .post("/domains/verify-email")
+          .set(p.auth)
+          .send({ sender_email: "dup@b.test", sender_name: "D" })
+      ).status,
+    ).toBe(409);
     for (const method of ["get", "delete"] as const) {
       const path = method === "get" ? "/domains/verify-email/status" : "/domains/verify-email";
-      expect((await request(app)[method](path).set(p.auth)).body).toEqual({ success: false, error: "email query parameter is required" });
-      expect((await request(app)[method](path).query({ email: "ghost@b.test" }).set(p.auth)).status).toBe(404);
+      expect((await request(app)[method](path).set(p.auth)).body).toEqual({
+        success: false,
+        error: "email query parameter is required",
+      });
+      expect((await request(app)[method](path).query({ email: "ghost@b.test" }).set(p.auth)).status).toBe(
+        404,
+      );
     }
   });
 
   // count 5: more than the SDK's own retries of a 500
   it("answers 500 on a provider error at registration and stores nothing; 502 on verify", async () => {
     const p = await project();
-    await fetch(`${simUrl}/_sim/config`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ fault: { count: 5, status: 500, errorType: "InternalFailure", message: "boom", operation: "any" } }) });
-    const reg = await request(app).post("/domains/register").set(p.auth).send({ domain: "fail.test", sender_name: "F", sender_email: "f@fail.test" });
+    await fetch(`${simUrl}/_sim/config`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({
+        fault: { count: 5, status: 500, errorType: "InternalFailure", message: "boom", operation: "any" },
+      }),
+    });
+    const reg = await request(app)
+      .post("/domains/register")
+      .set(p.auth)
+      .send({ domain: "fail.test", sender_name: "F", sender_email: "f@fail.test" });
     expect(reg.status).toBe(500);
     expect(reg.body.success).toBe(false);
-    expect((await db.pool.query("SELECT 1 FROM domain_identities WHERE project_id = $1", [p.id])).rowCount).toBe(0);
-    await request(app).post("/domains/register").set(p.auth).send({ domain: "ok.test", sender_name: "O", sender_email: "o@ok.test" });
-    await fetch(`${simUrl}/_sim/config`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ fault: { count: 5, status: 500, errorType: "InternalFailure", message: "boom", operation: "any" } }) });
+    expect(
+      (await db.pool.query("SELECT 1 FROM domain_identities WHERE project_id = $1", [p.id])).rowCount,
+    ).toBe(0);
+    await request(app)
+      .post("/domains/register")
+      .set(p.auth)
+      .send({ domain: "ok.test", sender_name: "O", sender_email: "o@ok.test" });
+    await fetch(`${simUrl}/_sim/config`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({
+        fault: { count: 5, status: 500, errorType: "InternalFailure", message: "boom", operation: "any" },
+      }),
+    });
     expect((await request(app).post("/domains/ok.test/verify").set(p.auth)).status).toBe(502);
-    await fetch(`${simUrl}/_sim/config`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ fault: null }) });
+    await fetch(`${simUrl}/_sim/config`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ fault: null }),
+    });
   });
 
   it("another project's key gets 404 for this project's domain and address", async () => {
     const a = await project();
     const b = await project();
-    await request(app).post("/domains/register").set(a.auth).send({ domain: "mine.test", sender_name: "M", sender_email: "m@mine.test" });
-    await request(app).post("/domains/verify-email").set(a.auth).send({ sender_email: "solo@mine2.test", sender_name: "S" });
+    await request(app)
+      .post("/domains/register")
+      .set(a.auth)
+      .send({ domain: "mine.test", sender_name: "M", sender_email: "m@mine.test" });
+    await request(app)
+      .post("/domains/verify-email")
+      .set(a.auth)
+      .send({ sender_email: "solo@mine2.test", sender_name: "S" });
     expect((await request(app).get("/domains/mine.test/status").set(b.auth)).status).toBe(404);
     expect((await request(app).get("/domains/mine.test/dns-records").set(b.auth)).status).toBe(404);
     expect((await request(app).delete("/domains/mine.test").set(b.auth)).status).toBe(404);
-    expect((await request(app).get("/domains/verify-email/status").query({ email: "solo@mine2.test" }).set(b.auth)).status).toBe(404);
+    expect(
+      (await request(app).get("/domains/verify-email/status").query({ email: "solo@mine2.test" }).set(b.auth))
+        .status,
+    ).toBe(404);
   });
 });

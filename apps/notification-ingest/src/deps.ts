@@ -12,12 +12,21 @@ export interface Deps extends BaseDeps {
 
 export async function createDeps(env: Env): Promise<Deps> {
   const base = await createBaseDeps("notification-ingest", env);
-  const topics = env.SNS_TOPIC_ARNS.split(",").map((t) => t.trim()).filter(Boolean);
+  const topics = String(env.SNS_TOPIC_ARNS)
+    .split(",")
+    .map((t: string) => t.trim())
+    .filter(Boolean);
   const verifier = createSnsVerifier({
     ...(env.SNS_CERT_HOST_PATTERN ? { allowedCertHosts: new RegExp(env.SNS_CERT_HOST_PATTERN) } : {}),
     allowHttpCertUrls: env.SNS_ALLOW_HTTP_CERT_URLS,
     ...(topics.length ? { topicArnAllowlist: topics } : {}),
   });
-  const relay = startOutboxRelay({ store: createOutboxStore(base.db.pool), broker: base.broker, intervalMs: 1000, batchSize: 500, logger: base.logger });
+  const relay = startOutboxRelay({
+    store: createOutboxStore(base.db.pool),
+    broker: base.broker,
+    intervalMs: 1000,
+    batchSize: 500,
+    logger: base.logger,
+  });
   return { ...base, env, relay, verify: (m) => verifier.verify(m) };
 }

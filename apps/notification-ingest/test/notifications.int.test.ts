@@ -11,7 +11,9 @@ import { createDb } from "@emailsvc/db";
 import { createBroker } from "@emailsvc/messaging";
 import { createLogger, createMetrics } from "@emailsvc/observability";
 import { createSnsVerifier, readSnsTestFixtures, signSnsMessage } from "@emailsvc/provider";
+import express from "express";
 import { createApp } from "../src/app";
+import { providerWebhookRouter } from "../src/routes/provider-webhook.routes";
 import { notificationConsumer } from "../src/consumers/notification.consumer";
 import type { Deps } from "../src/deps";
 import { applyNotification } from "../src/use-cases/apply-notification";
@@ -20,7 +22,12 @@ jest.setTimeout(30_000);
 const SECRET = "s".repeat(32);
 const db = createDb(process.env.DATABASE_URL!, { max: 20 });
 const logger = createLogger({ service: "ni-test", level: "silent" });
-const broker = createBroker({ url: process.env.RABBITMQ_URL!, name: "ni-test", topology: messagingTopology, logger });
+const broker = createBroker({
+  url: process.env.RABBITMQ_URL!,
+  name: "ni-test",
+  topology: messagingTopology,
+  logger,
+});
 const { certPem, privateKeyPem } = readSnsTestFixtures();
 let certServer: http.Server;
 let certUrl: string;
@@ -55,49 +62,87 @@ async function newActivity(opts: { status?: string; isTest?: boolean } = {}) {
   const activityId = randomUUID();
   const providerId = `prov-${randomUUID()}`;
   await db.pool.query("INSERT INTO projects (id, name) VALUES ($1, 'p')", [projectId]);
-  await db.pool.query("INSERT INTO email_messages (id, project_id, source, from_email, subject, html) VALUES ($1, $2, 'api', 'a@b.c', 's', 'h')", [messageId, projectId]);
+  await db.pool.query(
+    "INSERT INTO email_messages (id, project_id, source, from_email, subject, html) VALUES ($1, $2, 'api', 'a@b.c', 's', 'h')",
+    [messageId, projectId],
+  );
   await db.pool.query(
     "INSERT INTO activities (id, project_id, email_message_id, recipient, status, provider_message_id, is_test) VALUES ($1, $2, $3, $4, $5, $6, $7)",
-    [activityId, projectId, messageId, `r-${activityId.slice(0, 8)}@example.com`, opts.status ?? "sent", providerId, opts.isTest ?? false],
+    [
+      activityId,
+      projectId,
+      messageId,
+      `r-${activityId.slice(0, 8)}@example.com`,
+      opts.status ?? "sent",
+      providerId,
+      opts.isTest ?? false,
+    ],
   );
   return { projectId, activityId, providerId, recipient: `r-${activityId.slice(0, 8)}@example.com` };
 }
 
-const row = async (id: string) => (await db.pool.query("SELECT * FROM activities WHERE id = $1", [id])).rows[0] as Record<string, unknown>;
+const row = async (id: string) =>
+  (await db.pool.query("SELECT * FROM activities WHERE id = $1", [id])).rows[0] as Record<string, unknown>;
 
-function sesEvent(type: string, providerId: string, extra: Record<string, unknown> = {}, ts = "2026-11-22T10:00:00.000Z") {
-  const base = { eventType: type, mail: { messageId: providerId, timestamp: ts, destination: ["x@example.com"] } };
+function sesEvent(
+  type: string,
+  providerId: string,
+  extra: Record<string, unknown> = {},
+  ts = "2026-11-22T10:00:00.000Z",
+) {
+  const base = {
+    eventType: type,
+    mail: { messageId: providerId, timestamp: ts, destination: ["x@example.com"] },
+  };
   const lower = type.charAt(0).toLowerCase() + type.slice(1);
   return { ...base, [lower]: { timestamp: ts, ...extra } };
 }
 
 function snsNotification(message: unknown) {
   return signSnsMessage(
-    { Type: "Notification", MessageId: randomUUID(), TopicArn: "arn:aws:sns:us-east-1:000000000000:ses", Message: JSON.stringify(message), Timestamp: new Date().toISOString() },
+    {
+      Type: "Notification",
+      MessageId: randomUUID(),
+      TopicArn: "arn:aws:sns:us-east-1:000000000000:ses",
+      Message: JSON.stringify(message),
+      Timestamp: new Date().toISOString(),
+    },
     { privateKeyPem, certUrl },
   );
 }
 
 describe("POST /webhooks/provider", () => {
   it("accepts a valid notification (text/plain) and queues it", async () => {
-    const res = await request(createApp(deps)).post("/webhooks/provider").set("Content-Type", "text/plain").send(JSON.stringify(snsNotification(sesEvent("Delivery", "p1"))));
+    const res = await request(createApp(deps))
+      .post("/webhooks/provider")
+      .set("Content-Type", "text/plain")
+      .send(JSON.stringify(snsNotification(sesEvent("Delivery", "p1"))));
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ success: true });
   });
 
   it("refuses a tampered message and a certificate on a host that is not allowed", async () => {
     const app = createApp(deps);
-    const msg = snsNotification(sesEvent("Delivery", "p2")) as Record<string, string>;
-    const tampered = await request(app).post("/webhooks/provider").set("Content-Type", "text/plain").send(JSON.stringify({ ...msg, Message: msg.Message!.replace("Delivery", "Bounce") }));
+    const msg = snsNotification(sesEvent("Delivery", "p2")) as unknown as Record<string, string>;
+    const tampered = await request(app)
+      .post("/webhooks/provider")
+      .set("Content-Type", "text/plain")
+      .send(JSON.stringify({ ...msg, Message: msg.Message!.replace("Delivery", "Bounce") }));
     expect(tampered.status).toBe(403);
     expect(tampered.body).toEqual({ success: false, error: "Invalid SNS signature" });
     const strict = { ...deps, verify: (m: Record<string, unknown>) => createSnsVerifier({}).verify(m) };
-    const wrongHost = await request(createApp(strict)).post("/webhooks/provider").set("Content-Type", "text/plain").send(JSON.stringify(msg));
+    const wrongHost = await request(createApp(strict))
+      .post("/webhooks/provider")
+      .set("Content-Type", "text/plain")
+      .send(JSON.stringify(msg));
     expect(wrongHost.status).toBe(403);
   });
 
   it("answers 400 for a body that is not JSON", async () => {
-    const res = await request(createApp(deps)).post("/webhooks/provider").set("Content-Type", "text/plain").send("not json");
+    const res = await request(createApp(deps))
+      .post("/webhooks/provider")
+      .set("Content-Type", "text/plain")
+      .send("not json");
     expect(res).toMatchObject({ status: 400, body: { success: false, error: "Invalid JSON" } });
   });
 
@@ -106,16 +151,37 @@ describe("POST /webhooks/provider", () => {
     const app = createApp({ ...deps });
     const sign = (url: string) =>
       signSnsMessage(
-        { Type: "SubscriptionConfirmation", MessageId: randomUUID(), Token: "tok", TopicArn: "arn:aws:sns:us-east-1:0:t", Message: "confirm", SubscribeURL: url, Timestamp: new Date().toISOString() },
+        {
+          Type: "SubscriptionConfirmation",
+          MessageId: randomUUID(),
+          Token: "tok",
+          TopicArn: "arn:aws:sns:us-east-1:0:t",
+          Message: "confirm",
+          SubscribeURL: url,
+          Timestamp: new Date().toISOString(),
+        },
         { privateKeyPem, certUrl },
       );
-    const { providerWebhookRouter } = await import("../src/routes/provider-webhook.routes");
-    const express = (await import("express")).default;
-    const confirmApp = express().use(providerWebhookRouter({ verify: deps.verify, broker, logger, confirmSubscription: async (u) => void confirmed.push(u) }));
-    const good = await request(confirmApp).post("/webhooks/provider").set("Content-Type", "text/plain").send(JSON.stringify(sign("https://sns.us-east-1.amazonaws.com/?Action=ConfirmSubscription&Token=tok")));
+    const confirmApp = express().use(
+      providerWebhookRouter({
+        verify: deps.verify,
+        broker,
+        logger,
+        confirmSubscription: async (u: string) => void confirmed.push(u),
+      }),
+    );
+    const good = await request(confirmApp)
+      .post("/webhooks/provider")
+      .set("Content-Type", "text/plain")
+      .send(
+        JSON.stringify(sign("https://sns.us-east-1.amazonaws.com/?Action=ConfirmSubscription&Token=tok")),
+      );
     expect(good.status).toBe(200);
     expect(confirmed).toEqual(["https://sns.us-east-1.amazonaws.com/?Action=ConfirmSubscription&Token=tok"]);
-    const evil = await request(confirmApp).post("/webhooks/provider").set("Content-Type", "text/plain").send(JSON.stringify(sign("https://evil.example.com/confirm")));
+    const evil = await request(confirmApp)
+      .post("/webhooks/provider")
+      .set("Content-Type", "text/plain")
+      .send(JSON.stringify(sign("https://evil.example.com/confirm")));
     expect(evil.status).toBe(400);
     expect(confirmed).toHaveLength(1);
     void app;
@@ -132,15 +198,32 @@ describe("notification processing (spec 4.9 mapping)", () => {
     ["DeliveryDelay", "delivery_delay", "sent", null],
   ])("%s → event %s, status %s", async (type, stored, status, at) => {
     const a = await newActivity();
-    const extra = type === "Bounce" ? { bounceType: "Permanent", bounceSubType: "General", bouncedRecipients: [{ emailAddress: a.recipient }] } : {};
+    const extra =
+      type === "Bounce"
+        ? {
+            bounceType: "Permanent",
+            bounceSubType: "General",
+            bouncedRecipients: [{ emailAddress: a.recipient }],
+          }
+        : {};
     expect(await applyNotification(db, randomUUID(), sesEvent(type, a.providerId, extra))).toBe("applied");
     const r = await row(a.activityId);
     expect(r.status).toBe(status);
     if (at) expect((r[at] as Date).toISOString()).toBe("2026-11-22T10:00:00.000Z");
     const ev = await db.pool.query("SELECT type FROM email_events WHERE activity_id = $1", [a.activityId]);
     expect(ev.rows.map((e) => e.type)).toEqual([stored]);
-    const outbox = await db.pool.query("SELECT routing_key FROM outbox_messages WHERE payload->'payload'->>'activityId' = $1", [a.activityId]);
-    const expectedEvent = { Send: [], Delivery: ["email.delivered"], Bounce: ["email.bounced"], Complaint: ["email.complained"], Reject: ["email.rejected"], DeliveryDelay: ["email.delivery_delayed"] }[type];
+    const outbox = await db.pool.query(
+      "SELECT routing_key FROM outbox_messages WHERE payload->'payload'->>'activityId' = $1",
+      [a.activityId],
+    );
+    const expectedEvent = {
+      Send: [],
+      Delivery: ["email.delivered"],
+      Bounce: ["email.bounced"],
+      Complaint: ["email.complained"],
+      Reject: ["email.rejected"],
+      DeliveryDelay: ["email.delivery_delayed"],
+    }[type];
     expect(outbox.rows.map((o) => o.routing_key)).toEqual(expectedEvent);
   });
 
@@ -149,7 +232,13 @@ describe("notification processing (spec 4.9 mapping)", () => {
     const id = randomUUID();
     expect(await applyNotification(db, id, sesEvent("Delivery", a.providerId))).toBe("applied");
     expect(await applyNotification(db, id, sesEvent("Delivery", a.providerId))).toBe("duplicate");
-    expect((await db.pool.query("SELECT count(*)::int AS n FROM email_events WHERE activity_id = $1", [a.activityId])).rows[0].n).toBe(1);
+    expect(
+      (
+        await db.pool.query("SELECT count(*)::int AS n FROM email_events WHERE activity_id = $1", [
+          a.activityId,
+        ])
+      ).rows[0].n,
+    ).toBe(1);
   });
 
   it("moves statuses only forward: a late Delivery never overwrites opened", async () => {
@@ -166,13 +255,26 @@ describe("notification processing (spec 4.9 mapping)", () => {
 
   it("suppresses hard bounces and complaints, not soft bounces", async () => {
     const hard = await newActivity();
-    await applyNotification(db, randomUUID(), sesEvent("Bounce", hard.providerId, { bounceType: "Permanent" }));
+    await applyNotification(
+      db,
+      randomUUID(),
+      sesEvent("Bounce", hard.providerId, { bounceType: "Permanent" }),
+    );
     const soft = await newActivity();
-    await applyNotification(db, randomUUID(), sesEvent("Bounce", soft.providerId, { bounceType: "Transient" }));
+    await applyNotification(
+      db,
+      randomUUID(),
+      sesEvent("Bounce", soft.providerId, { bounceType: "Transient" }),
+    );
     const complaint = await newActivity();
     await applyNotification(db, randomUUID(), sesEvent("Complaint", complaint.providerId));
     const s = async (a: { projectId: string; recipient: string }) =>
-      (await db.pool.query("SELECT reason FROM suppressions WHERE project_id = $1 AND email = $2", [a.projectId, a.recipient])).rows[0]?.reason;
+      (
+        await db.pool.query("SELECT reason FROM suppressions WHERE project_id = $1 AND email = $2", [
+          a.projectId,
+          a.recipient,
+        ])
+      ).rows[0]?.reason;
     expect(await s(hard)).toBe("bounce");
     expect(await s(soft)).toBeUndefined();
     expect((await row(soft.activityId)).status).toBe("bounced");
@@ -182,17 +284,33 @@ describe("notification processing (spec 4.9 mapping)", () => {
   it("matches by the activity_id tag when the provider id is not stored yet, and settles a `sending` activity", async () => {
     const a = await newActivity({ status: "sending" });
     await db.pool.query("UPDATE activities SET provider_message_id = NULL WHERE id = $1", [a.activityId]);
-    const ev = { eventType: "Send", mail: { messageId: "prov-new", timestamp: "2026-11-22T10:00:00.000Z", tags: { activity_id: [a.activityId] } }, send: {} };
+    const ev = {
+      eventType: "Send",
+      mail: {
+        messageId: "prov-new",
+        timestamp: "2026-11-22T10:00:00.000Z",
+        tags: { activity_id: [a.activityId] },
+      },
+      send: {},
+    };
     expect(await applyNotification(db, randomUUID(), ev)).toBe("applied");
     expect(await row(a.activityId)).toMatchObject({ status: "sent", provider_message_id: "prov-new" });
   });
 
   it("is consumed from the queue end to end", async () => {
     const a = await newActivity();
-    const consumer = await broker.consume(Queues.notificationIngest, notificationConsumer({ db, logger, kickOutbox: () => undefined }), { prefetch: 20 });
+    const consumer = await broker.consume(
+      Queues.notificationIngest,
+      notificationConsumer({ db, logger, kickOutbox: () => undefined }),
+      { prefetch: 20 },
+    );
     try {
-      await request(createApp(deps)).post("/webhooks/provider").set("Content-Type", "text/plain").send(JSON.stringify(snsNotification(sesEvent("Delivery", a.providerId))));
-      for (let i = 0; i < 100 && (await row(a.activityId)).status !== "delivered"; i++) await new Promise((r) => setTimeout(r, 100));
+      await request(createApp(deps))
+        .post("/webhooks/provider")
+        .set("Content-Type", "text/plain")
+        .send(JSON.stringify(snsNotification(sesEvent("Delivery", a.providerId))));
+      for (let i = 0; i < 100 && (await row(a.activityId)).status !== "delivered"; i++)
+        await new Promise((r) => setTimeout(r, 100));
       expect((await row(a.activityId)).status).toBe("delivered");
     } finally {
       await consumer.close();
@@ -206,15 +324,25 @@ describe("tracking", () => {
   it("answers the pixel with no-cache headers, records every hit, sets opened_first_at once under 50 concurrent hits", async () => {
     const a = await newActivity({ status: "delivered" });
     const app = createApp(deps);
-    const hits = await Promise.all(Array.from({ length: 50 }, () => request(app).get(`/t/o/${a.activityId}`)));
+    const hits = await Promise.all(
+      Array.from({ length: 50 }, () => request(app).get(`/t/o/${a.activityId}`)),
+    );
     expect(hits.every((h) => h.status === 200 && h.headers["content-type"] === "image/gif")).toBe(true);
     expect(hits[0]!.headers["cache-control"]).toContain("no-cache");
     for (let i = 0; i < 50; i++) {
-      const n = (await db.pool.query("SELECT count(*)::int AS n FROM email_events WHERE activity_id = $1 AND type = 'open'", [a.activityId])).rows[0].n;
+      const n = (
+        await db.pool.query(
+          "SELECT count(*)::int AS n FROM email_events WHERE activity_id = $1 AND type = 'open'",
+          [a.activityId],
+        )
+      ).rows[0].n;
       if (n === 50) break;
       await waitRecorded();
     }
-    const events = await db.pool.query("SELECT occurred_at FROM email_events WHERE activity_id = $1 AND type = 'open' ORDER BY occurred_at", [a.activityId]);
+    const events = await db.pool.query(
+      "SELECT occurred_at FROM email_events WHERE activity_id = $1 AND type = 'open' ORDER BY occurred_at",
+      [a.activityId],
+    );
     expect(events.rowCount).toBe(50);
     const r = await row(a.activityId);
     expect(r.status).toBe("opened");
@@ -231,7 +359,10 @@ describe("tracking", () => {
     const res = await request(createApp(deps)).get(`/t/o/${id}`);
     expect(res.status).toBe(200);
     await waitRecorded();
-    expect((await db.pool.query("SELECT count(*)::int AS n FROM email_events WHERE activity_id = $1", [id])).rows[0].n).toBe(0);
+    expect(
+      (await db.pool.query("SELECT count(*)::int AS n FROM email_events WHERE activity_id = $1", [id]))
+        .rows[0].n,
+    ).toBe(0);
   });
 
   it("redirects a signed click, counts it as an open when none was recorded, and refuses unsigned URLs", async () => {
@@ -244,14 +375,20 @@ describe("tracking", () => {
     expect(ok.headers.location).toBe(url);
     const unsigned = await request(app).get(`/t/c/${a.activityId}`).query({ url });
     expect(unsigned.status).toBe(400);
-    const forged = await request(app).get(`/t/c/${a.activityId}`).query({ url: "https://evil.example/", sig });
+    const forged = await request(app)
+      .get(`/t/c/${a.activityId}`)
+      .query({ url: "https://evil.example/", sig });
     expect(forged.status).toBe(400);
     await waitRecorded();
     const r = await row(a.activityId);
     expect(r.status).toBe("clicked");
     expect(r.clicked_first_at).not.toBeNull();
     expect(r.opened_first_at).not.toBeNull();
-    const types = (await db.pool.query("SELECT type FROM email_events WHERE activity_id = $1 ORDER BY type", [a.activityId])).rows.map((e) => e.type);
+    const types = (
+      await db.pool.query("SELECT type FROM email_events WHERE activity_id = $1 ORDER BY type", [
+        a.activityId,
+      ])
+    ).rows.map((e) => e.type);
     expect(types).toEqual(["click", "open"]);
   });
 });

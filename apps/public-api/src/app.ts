@@ -45,7 +45,14 @@ export function createApp(deps: Deps, lifecycle?: Traffic): Express {
     }),
   );
   app.use(scheduledSendsRouter({ db: deps.db, lookupApiKey: deps.lookupApiKey }));
-  app.use(batchRouter({ send: sendDepsOf(deps), lookupApiKey: deps.lookupApiKey, idempotencyStore: deps.idempotencyStore, logger: deps.logger }));
+  app.use(
+    batchRouter({
+      send: sendDepsOf(deps),
+      lookupApiKey: deps.lookupApiKey,
+      idempotencyStore: deps.idempotencyStore,
+      logger: deps.logger,
+    }),
+  );
   return finishApp(app, deps.logger);
 }
 

@@ -1,7 +1,16 @@
 // Scheduling on internal POST /send-email (spec 4.5) and the v1 scheduled-send endpoints.
 // Real: PostgreSQL, RabbitMQ, Redis, s3rver. Nothing is sent here: the scheduler hands sends over later.
 import request from "supertest";
-import { bearer, count, makeProject, startHarness, startS3, testEnv, type Harness, type TestProject } from "./helpers";
+import {
+  bearer,
+  count,
+  makeProject,
+  startHarness,
+  startS3,
+  testEnv,
+  type Harness,
+  type TestProject,
+} from "./helpers";
 
 let h: Harness;
 let s3: Awaited<ReturnType<typeof startS3>>;
@@ -40,7 +49,9 @@ describe("scheduled internal sends", () => {
     });
     const id = res.body.scheduled_send_id as string;
     expect(await count(h.deps, "scheduled_sends WHERE id = $1 AND status = 'scheduled'", [id])).toBe(1);
-    expect(await count(h.deps, "activities WHERE scheduled_send_id = $1 AND status = 'scheduled'", [id])).toBe(1);
+    expect(
+      await count(h.deps, "activities WHERE scheduled_send_id = $1 AND status = 'scheduled'", [id]),
+    ).toBe(1);
     expect(await count(h.deps, "outbox_messages WHERE payload::text LIKE $1", [`%${id}%`])).toBe(0);
   });
 
@@ -55,7 +66,9 @@ describe("scheduled internal sends", () => {
   });
 
   it("uses the project's default_timezone when no timezone is sent", async () => {
-    await h.deps.db.pool.query("UPDATE projects SET default_timezone = 'Asia/Tokyo' WHERE id = $1", [p.projectId]);
+    await h.deps.db.pool.query("UPDATE projects SET default_timezone = 'Asia/Tokyo' WHERE id = $1", [
+      p.projectId,
+    ]);
     const res = await post({ scheduled_at: "2099-01-01 09:00" });
     expect(res.body).toMatchObject({ timezone: "Asia/Tokyo", scheduled_for: "2099-01-01T00:00:00.000Z" });
   });
@@ -77,10 +90,23 @@ describe("GET and DELETE /v1/scheduled-sends/:id", () => {
   it("shows the state, cancels before the due time (nothing handed over), then refuses a second cancel", async () => {
     const id = (await post({ scheduled_at: "2099-05-05T05:05:00Z" })).body.scheduled_send_id as string;
     const shown = await request(h.app).get(`/v1/scheduled-sends/${id}`).set(bearer(p.liveKey));
-    expect(shown.body).toMatchObject({ success: true, scheduled_send_id: id, status: "scheduled", scheduled_for: "2099-05-05T05:05:00.000Z", recipients: { scheduled: 1 } });
+    expect(shown.body).toMatchObject({
+      success: true,
+      scheduled_send_id: id,
+      status: "scheduled",
+      scheduled_for: "2099-05-05T05:05:00.000Z",
+      recipients: { scheduled: 1 },
+    });
     const cancel = await request(h.app).delete(`/v1/scheduled-sends/${id}`).set(bearer(p.testKey));
-    expect(cancel.body).toEqual({ success: true, scheduled_send_id: id, status: "cancelled", cancelled_emails: 1 });
-    expect(await count(h.deps, "activities WHERE scheduled_send_id = $1 AND status = 'cancelled'", [id])).toBe(1);
+    expect(cancel.body).toEqual({
+      success: true,
+      scheduled_send_id: id,
+      status: "cancelled",
+      cancelled_emails: 1,
+    });
+    expect(
+      await count(h.deps, "activities WHERE scheduled_send_id = $1 AND status = 'cancelled'", [id]),
+    ).toBe(1);
     // the scheduler's claim only takes status = 'scheduled': it can never pick this one up
     expect(await count(h.deps, "scheduled_sends WHERE id = $1 AND status = 'scheduled'", [id])).toBe(0);
     const again = await request(h.app).delete(`/v1/scheduled-sends/${id}`).set(bearer(p.liveKey));
@@ -90,8 +116,12 @@ describe("GET and DELETE /v1/scheduled-sends/:id", () => {
   it("404 for another project's scheduled send, 401 without a key", async () => {
     const id = (await post({ scheduled_at: "2099-05-05T05:05:00Z" })).body.scheduled_send_id as string;
     const other = await makeProject(h.deps);
-    expect((await request(h.app).get(`/v1/scheduled-sends/${id}`).set(bearer(other.liveKey))).status).toBe(404);
-    expect((await request(h.app).delete(`/v1/scheduled-sends/${id}`).set(bearer(other.liveKey))).status).toBe(404);
+    expect((await request(h.app).get(`/v1/scheduled-sends/${id}`).set(bearer(other.liveKey))).status).toBe(
+      404,
+    );
+    expect((await request(h.app).delete(`/v1/scheduled-sends/${id}`).set(bearer(other.liveKey))).status).toBe(
+      404,
+    );
     expect((await request(h.app).get(`/v1/scheduled-sends/${id}`)).status).toBe(401);
   });
 });

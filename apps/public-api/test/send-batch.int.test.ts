@@ -1,7 +1,17 @@
 // POST /v1/send-batch (spec 4.3). Real: PostgreSQL, RabbitMQ, Redis, s3rver. Provider sends of a full batch
 // are checked end to end by the benchmark bench/send-batch and the stack test; here: what is accepted.
 import request from "supertest";
-import { bearer, count, makeProject, startHarness, startS3, suppress, testEnv, type Harness, type TestProject } from "./helpers";
+import {
+  bearer,
+  count,
+  makeProject,
+  startHarness,
+  startS3,
+  suppress,
+  testEnv,
+  type Harness,
+  type TestProject,
+} from "./helpers";
 
 jest.setTimeout(60_000);
 let h: Harness;
@@ -21,12 +31,19 @@ beforeEach(async () => {
 });
 
 const post = (body: unknown, key = p.liveKey, headers: Record<string, string> = {}) =>
-  request(h.app).post("/v1/send-batch").set(bearer(key)).set(headers).send(body as object);
+  request(h.app)
+    .post("/v1/send-batch")
+    .set(bearer(key))
+    .set(headers)
+    .send(body as object);
 const valid = (n = 3) => ({
   sender: p.sender,
   subject: "Hi {{name}}",
   html: "<p>Hi {{name}}</p>",
-  recipients: Array.from({ length: n }, (_, i) => ({ email: `user${i}@example.org`, data: { name: `U${i}` } })),
+  recipients: Array.from({ length: n }, (_, i) => ({
+    email: `user${i}@example.org`,
+    data: { name: `U${i}` },
+  })),
 });
 
 describe("POST /v1/send-batch errors (spec 4.3, word for word)", () => {
@@ -45,7 +62,10 @@ describe("POST /v1/send-batch errors (spec 4.3, word for word)", () => {
 
   it("400 Too many recipients: X. Maximum is 12,500 per batch.", async () => {
     const res = await post(valid(12_501));
-    expect(res.body).toEqual({ success: false, error: "Too many recipients: 12501. Maximum is 12,500 per batch." });
+    expect(res.body).toEqual({
+      success: false,
+      error: "Too many recipients: 12501. Maximum is 12,500 per batch.",
+    });
   });
 
   it("401 without a key, 403 for an unverified sender, 404 for another project's template", async () => {
@@ -54,8 +74,15 @@ describe("POST /v1/send-batch errors (spec 4.3, word for word)", () => {
     expect(unverified.status).toBe(403);
     expect(unverified.body.code).toBe("SENDER_NOT_VERIFIED");
     const other = await makeProject(h.deps);
-    const t = await h.deps.db.pool.query("INSERT INTO templates (id, project_id, internal_id, name, subject, html, updated_at) VALUES (gen_random_uuid(), $1, 1, 't', 's', 'h', now()) RETURNING id", [other.projectId]);
-    const res = await post({ sender: p.sender, templateId: t.rows[0].id, recipients: [{ email: "a@example.org" }] });
+    const t = await h.deps.db.pool.query(
+      "INSERT INTO templates (id, project_id, internal_id, name, subject, html, updated_at) VALUES (gen_random_uuid(), $1, 1, 't', 's', 'h', now()) RETURNING id",
+      [other.projectId],
+    );
+    const res = await post({
+      sender: p.sender,
+      templateId: t.rows[0].id,
+      recipients: [{ email: "a@example.org" }],
+    });
     expect(res.status).toBe(404);
   });
 });
@@ -70,13 +97,17 @@ describe("POST /v1/send-batch", () => {
     expect(res.body).toMatchObject({ total: 12_500, queued: 12_500, scheduled: false, scheduled_for: null });
     const activities = res.body.activities as { email: string; activity_id: string }[];
     expect(activities.map((a) => a.email)).toEqual(body.recipients.map((r) => r.email));
-    expect(await count(h.deps, "activities WHERE batch_id = $1 AND status = 'queued'", [res.body.batch_id])).toBe(12_500);
+    expect(
+      await count(h.deps, "activities WHERE batch_id = $1 AND status = 'queued'", [res.body.batch_id]),
+    ).toBe(12_500);
     const ids = await h.deps.db.pool.query<{ id: string }>(
       "SELECT jsonb_array_elements_text(payload->'payload'->'activityIds') AS id FROM outbox_messages WHERE routing_key = 'email.send-requested' AND payload->>'projectId' = $1",
       [p.projectId],
     );
     expect(new Set(ids.rows.map((r) => r.id))).toEqual(new Set(activities.map((a) => a.activity_id)));
-    expect(await count(h.deps, "project_usage WHERE project_id = $1 AND live_sent = 12500", [p.projectId])).toBe(1);
+    expect(
+      await count(h.deps, "project_usage WHERE project_id = $1 AND live_sent = 12500", [p.projectId]),
+    ).toBe(1);
     expect(ms).toBeLessThan(30_000); // speed is measured by bench/send-batch, not here
   });
 
@@ -84,7 +115,12 @@ describe("POST /v1/send-batch", () => {
     await suppress(h.deps, p.projectId, "user1@example.org", "bounce");
     const res = await post(valid(3), p.testKey);
     expect(res.body.queued).toBe(2);
-    expect(res.body.activities[1]).toEqual({ email: "user1@example.org", activity_id: null, skipped: true, suppression_reason: "bounce" });
+    expect(res.body.activities[1]).toEqual({
+      email: "user1@example.org",
+      activity_id: null,
+      skipped: true,
+      suppression_reason: "bounce",
+    });
     expect(await count(h.deps, "activities WHERE batch_id = $1 AND is_test", [res.body.batch_id])).toBe(2);
     expect(await count(h.deps, "project_usage WHERE project_id = $1", [p.projectId])).toBe(0); // test key: not counted
   });
@@ -92,7 +128,9 @@ describe("POST /v1/send-batch", () => {
   it("stores a scheduled batch for later: scheduled true, scheduled_for, activities waiting, nothing handed over", async () => {
     const res = await post({ ...valid(2), scheduled_at: "2099-01-02T03:04:05Z" });
     expect(res.body).toMatchObject({ scheduled: true, scheduled_for: "2099-01-02T03:04:05.000Z", queued: 2 });
-    expect(await count(h.deps, "activities WHERE batch_id = $1 AND status = 'scheduled'", [res.body.batch_id])).toBe(2);
+    expect(
+      await count(h.deps, "activities WHERE batch_id = $1 AND status = 'scheduled'", [res.body.batch_id]),
+    ).toBe(2);
     expect(await count(h.deps, "outbox_messages WHERE payload->>'projectId' = $1", [p.projectId])).toBe(0);
     const past = await post({ ...valid(2), scheduled_at: "2001-01-01T00:00:00Z" });
     expect(past.status).toBe(400);

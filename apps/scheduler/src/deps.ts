@@ -10,6 +10,12 @@ export interface Deps extends BaseDeps {
 
 export async function createDeps(env: Env): Promise<Deps> {
   const base = await createBaseDeps("scheduler", env);
-  const relay = startOutboxRelay({ store: createOutboxStore(base.db.pool), broker: base.broker, intervalMs: 1000, batchSize: 200, logger: base.logger });
+  const relay = startOutboxRelay({
+    store: createOutboxStore(base.db.pool),
+    broker: base.broker,
+    intervalMs: 1000,
+    batchSize: 200,
+    logger: base.logger,
+  });
   return { ...base, env, relay };
 }

@@ -22,7 +22,10 @@ async function scheduleSends(n: number, dueInMs: number, recipientsEach = 1): Pr
       `INSERT INTO scheduled_sends (id, status, scheduled_for, timezone, local_time, request) VALUES ($1, 'scheduled', $2, 'UTC', 'x', '{}')`,
       [sendId, at],
     );
-    await db.pool.query(`INSERT INTO email_messages (id, source, from_email, subject, html) VALUES ($1, 'internal', 'a@b.c', 's', 'h')`, [messageId]);
+    await db.pool.query(
+      `INSERT INTO email_messages (id, source, from_email, subject, html) VALUES ($1, 'internal', 'a@b.c', 's', 'h')`,
+      [messageId],
+    );
     for (let r = 0; r < recipientsEach; r++) {
       await db.pool.query(
         `INSERT INTO activities (id, email_message_id, scheduled_send_id, recipient, status, updated_at) VALUES ($1, $2, $3, $4, 'scheduled', now())`,
@@ -35,7 +38,9 @@ async function scheduleSends(n: number, dueInMs: number, recipientsEach = 1): Pr
 }
 
 async function outboxActivityIds(): Promise<string[]> {
-  const res = await db.pool.query<{ payload: { payload: { activityIds: string[] } } }>("SELECT payload FROM outbox_messages WHERE routing_key = 'email.send-requested'");
+  const res = await db.pool.query<{ payload: { payload: { activityIds: string[] } } }>(
+    "SELECT payload FROM outbox_messages WHERE routing_key = 'email.send-requested'",
+  );
   return res.rows.flatMap((r) => r.payload.payload.activityIds);
 }
 
@@ -47,7 +52,9 @@ describe("scheduler dispatch (real PostgreSQL)", () => {
     expect(r).toEqual({ scheduledSends: 3, activities: 3 });
     expect((await dispatchDueSends({ pool: db.pool, claimedBy: "t" })).scheduledSends).toBe(0);
     expect(await outboxActivityIds()).toHaveLength(3);
-    const statuses = await db.pool.query("SELECT status, count(*)::int AS n FROM scheduled_sends GROUP BY status ORDER BY status");
+    const statuses = await db.pool.query(
+      "SELECT status, count(*)::int AS n FROM scheduled_sends GROUP BY status ORDER BY status",
+    );
     expect(statuses.rows).toEqual([
       { status: "scheduled", n: 2 },
       { status: "sending", n: 3 },
@@ -56,13 +63,17 @@ describe("scheduler dispatch (real PostgreSQL)", () => {
 
   it("three replicas against 300 due sends hand each one over exactly once", async () => {
     await scheduleSends(300, -1000);
-    const loops = ["a", "b", "c"].map((name) => startSchedulerLoop({ pool: db.pool, logger, claimedBy: name, intervalMs: 60_000 }));
+    const loops = ["a", "b", "c"].map((name) =>
+      startSchedulerLoop({ pool: db.pool, logger, claimedBy: name, intervalMs: 60_000 }),
+    );
     await Promise.all(loops.map((l) => l.tick()));
     await Promise.all(loops.map((l) => l.stop()));
     const ids = await outboxActivityIds();
     expect(ids).toHaveLength(300);
     expect(new Set(ids).size).toBe(300);
-    const claimedBy = await db.pool.query("SELECT claimed_by, count(*)::int AS n FROM scheduled_sends GROUP BY claimed_by");
+    const claimedBy = await db.pool.query(
+      "SELECT claimed_by, count(*)::int AS n FROM scheduled_sends GROUP BY claimed_by",
+    );
     expect(claimedBy.rows.reduce((s, r) => s + r.n, 0)).toBe(300);
     const queued = await db.pool.query("SELECT count(*)::int AS n FROM activities WHERE status = 'queued'");
     expect(queued.rows[0].n).toBe(300);

@@ -23,10 +23,20 @@ export async function createDeps(env: Env): Promise<Deps> {
   };
   const redis = new Redis(env.REDIS_URL, { maxRetriesPerRequest: 3, lazyConnect: false });
   redis.on("error", (err) => base.logger.warn({ err: err.message }, "redis error"));
-  const relay = startOutboxRelay({ store: createOutboxStore(base.db.pool), broker: base.broker, intervalMs: 1000, batchSize: 500, logger: base.logger });
+  const relay = startOutboxRelay({
+    store: createOutboxStore(base.db.pool),
+    broker: base.broker,
+    intervalMs: 1000,
+    batchSize: 500,
+    logger: base.logger,
+  });
   const send: SendActivityDeps = {
     db: base.db,
-    ses: createSesClient({ ...provider, ...(env.SES_ENDPOINT ? { endpoint: env.SES_ENDPOINT } : {}), requestTimeoutMs: env.PROVIDER_TIMEOUT_MS }),
+    ses: createSesClient({
+      ...provider,
+      ...(env.SES_ENDPOINT ? { endpoint: env.SES_ENDPOINT } : {}),
+      requestTimeoutMs: env.PROVIDER_TIMEOUT_MS,
+    }),
     s3: createS3Client({ ...provider, ...(env.S3_ENDPOINT ? { endpoint: env.S3_ENDPOINT } : {}) }),
     limiter: createRateLimiter(redis, { perSecond: env.SEND_RATE_PER_SECOND }),
     logger: base.logger,

@@ -13,8 +13,12 @@ runService({
   createApp,
   startWork: async (deps, env) => {
     const run = createSemaphore(env.SEND_PREFETCH);
-    const send = await deps.broker.consume(Queues.sendWorkerSend, sendConsumer(deps.send, run), { prefetch: env.SEND_PREFETCH });
-    const rpc = await deps.broker.serveRpc(Queues.sendWorkerRpc, rpcConsumer(deps.send), { prefetch: env.SEND_PREFETCH });
+    const send = await deps.broker.consume(Queues.sendWorkerSend, sendConsumer(deps.send, run), {
+      prefetch: env.SEND_PREFETCH,
+    });
+    const rpc = await deps.broker.serveRpc(Queues.sendWorkerRpc, rpcConsumer(deps.send), {
+      prefetch: env.SEND_PREFETCH,
+    });
     return async () => {
       await Promise.all([send.close(), rpc.close()]);
       await deps.relay.stop();

@@ -27,14 +27,27 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(opts: { ratePerSecond?: number; latencyMs?: number } = {}): Promise<Harness> {
+export async function startHarness(
+  opts: { ratePerSecond?: number; latencyMs?: number } = {},
+): Promise<Harness> {
   const db = createDb(process.env.DATABASE_URL!, { max: 20 });
   const logger = createLogger({ service: "send-worker-test", level: "silent" });
-  const broker = createBroker({ url: process.env.RABBITMQ_URL!, name: "test", topology: messagingTopology, logger });
+  const broker = createBroker({
+    url: process.env.RABBITMQ_URL!,
+    name: "test",
+    topology: messagingTopology,
+    logger,
+  });
   await broker.ready();
   const redis = new Redis(process.env.REDIS_URL!);
   const dir = mkdtempSync(path.join(tmpdir(), "send-worker-s3-"));
-  const s3server = new S3rver({ port: 0, address: "127.0.0.1", directory: dir, silent: true, configureBuckets: [{ name: "attachments", configs: [] }] });
+  const s3server = new S3rver({
+    port: 0,
+    address: "127.0.0.1",
+    directory: dir,
+    silent: true,
+    configureBuckets: [{ name: "attachments", configs: [] }],
+  });
   const s3addr = await s3server.run();
   const s3Endpoint = `http://127.0.0.1:${s3addr.port}`;
   const sim = createSimulator({ port: 0, ...(opts.latencyMs ? { latencyMs: opts.latencyMs } : {}) });
@@ -44,7 +57,10 @@ export async function startHarness(opts: { ratePerSecond?: number; latencyMs?: n
     db,
     ses: createSesClient({ ...creds, endpoint: simUrl, requestTimeoutMs: 5000 }),
     s3: createS3Client({ ...creds, endpoint: s3Endpoint }),
-    limiter: createRateLimiter(redis, { perSecond: opts.ratePerSecond ?? 0, key: `test-rate:${randomUUID()}` }),
+    limiter: createRateLimiter(redis, {
+      perSecond: opts.ratePerSecond ?? 0,
+      key: `test-rate:${randomUUID()}`,
+    }),
     logger,
     attachmentsBucket: "attachments",
     inboundDomain: "inbound.example.test",
@@ -86,14 +102,22 @@ export interface NewSend {
 }
 
 /** Inserts what public-api's accept transaction writes: project, message, queued activities, reply tokens. */
-export async function insertSend(h: Harness, s: NewSend): Promise<{ projectId: string; messageId: string; activityIds: string[] }> {
+export async function insertSend(
+  h: Harness,
+  s: NewSend,
+): Promise<{ projectId: string; messageId: string; activityIds: string[] }> {
   const projectId = randomUUID();
   await h.db.pool.query("INSERT INTO projects (id, name) VALUES ($1, 'p')", [projectId]);
   const attachments = [];
   for (const a of s.attachments ?? []) {
     const key = `${projectId}/${randomUUID()}/${a.filename}`;
     await putObject(h.deps.s3, { bucket: "attachments", key, body: a.content, contentType: a.contentType });
-    attachments.push({ filename: a.filename, contentType: a.contentType, size: a.content.length, storageKey: key });
+    attachments.push({
+      filename: a.filename,
+      contentType: a.contentType,
+      size: a.content.length,
+      storageKey: key,
+    });
   }
   const messageId = randomUUID();
   await h.db.pool.query(
@@ -121,22 +145,37 @@ export async function insertSend(h: Harness, s: NewSend): Promise<{ projectId: s
        VALUES ($1, $2, $3, $4, 'queued', $5, $6, now() + ($7 || ' milliseconds')::interval)`,
       [id, projectId, messageId, r, token, s.data?.[i] ? JSON.stringify(s.data[i]) : null, String(i)],
     );
-    if (token) await h.db.pool.query("INSERT INTO reply_tokens (token, project_id, activity_id) VALUES ($1, $2, $3)", [token, projectId, id]);
+    if (token)
+      await h.db.pool.query("INSERT INTO reply_tokens (token, project_id, activity_id) VALUES ($1, $2, $3)", [
+        token,
+        projectId,
+        id,
+      ]);
     activityIds.push(id);
   }
   return { projectId, messageId, activityIds };
 }
 
-export async function simMessages(h: Harness, to?: string): Promise<{ raw: string; to: string[]; cc: string[]; bcc: string[] }[]> {
+export async function simMessages(
+  h: Harness,
+  to?: string,
+): Promise<{ raw: string; to: string[]; cc: string[]; bcc: string[] }[]> {
   const res = await fetch(`${h.simUrl}/_sim/messages${to ? `?to=${encodeURIComponent(to)}` : ""}`);
-  return ((await res.json()) as { messages: { raw: string; to: string[]; cc: string[]; bcc: string[] }[] }).messages;
+  return ((await res.json()) as { messages: { raw: string; to: string[]; cc: string[]; bcc: string[] }[] })
+    .messages;
 }
 
 export async function activityRow(h: Harness, id: string) {
-  return (await h.db.pool.query("SELECT * FROM activities WHERE id = $1", [id])).rows[0] as Record<string, unknown>;
+  return (await h.db.pool.query("SELECT * FROM activities WHERE id = $1", [id])).rows[0] as Record<
+    string,
+    unknown
+  >;
 }
 
-export async function waitFor<T>(fn: () => Promise<T | undefined | null | false>, timeoutMs = 20_000): Promise<T> {
+export async function waitFor<T>(
+  fn: () => Promise<T | undefined | null | false>,
+  timeoutMs = 20_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await fn();

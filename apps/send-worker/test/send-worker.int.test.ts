@@ -1,6 +1,13 @@
 import { spawn } from "node:child_process";
 import path from "node:path";
-import { Exchanges, makeEnvelope, messagingTopology, Queues, RoutingKeys, type Topology } from "@emailsvc/contracts";
+import {
+  Exchanges,
+  makeEnvelope,
+  messagingTopology,
+  Queues,
+  RoutingKeys,
+  type Topology,
+} from "@emailsvc/contracts";
 import { verifyTrackedUrl } from "@emailsvc/content";
 import { createBroker } from "@emailsvc/messaging";
 import { createLogger } from "@emailsvc/observability";
@@ -9,7 +16,15 @@ import { sendConsumer } from "../src/consumers/send.consumer";
 import { createRateLimiter } from "../src/infra/rate-limiter";
 import { createSemaphore } from "../src/infra/semaphore";
 import { sendActivity } from "../src/use-cases/send-activity";
-import { activityRow, type Harness, insertSend, simMessages, startHarness, TRACKING, waitFor } from "./harness";
+import {
+  activityRow,
+  type Harness,
+  insertSend,
+  simMessages,
+  startHarness,
+  TRACKING,
+  waitFor,
+} from "./harness";
 
 jest.setTimeout(60_000);
 let h: Harness;
@@ -19,11 +34,19 @@ beforeAll(async () => {
 afterAll(() => h.close());
 beforeEach(async () => {
   await fetch(`${h.simUrl}/_sim/reset`, { method: "POST" });
-  await fetch(`${h.simUrl}/_sim/config`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ latencyMs: 0, maxSendRate: 0, fault: null }) });
+  await fetch(`${h.simUrl}/_sim/config`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ latencyMs: 0, maxSendRate: 0, fault: null }),
+  });
 });
 
 const publishSend = (activityIds: string[], projectId: string) =>
-  h.broker.publish(Exchanges.emailCommands, RoutingKeys.emailSendRequested, makeEnvelope(RoutingKeys.emailSendRequested, { activityIds }, { projectId }));
+  h.broker.publish(
+    Exchanges.emailCommands,
+    RoutingKeys.emailSendRequested,
+    makeEnvelope(RoutingKeys.emailSendRequested, { activityIds }, { projectId }),
+  );
 
 describe("send-worker (real PostgreSQL, Redis, s3rver, provider simulator)", () => {
   it("builds the MIME: token Reply-To, pixel, signed links, text part, headers, attachments, cc once", async () => {
@@ -43,14 +66,21 @@ describe("send-worker (real PostgreSQL, Redis, s3rver, provider simulator)", () 
     expect(first.raw).toContain("From: Sender Name <sender@example.com>");
     expect(first.raw).toContain("List-Unsubscribe: <https://example.com/u>");
     expect(first.raw).toContain("Content-Type: text/plain");
-    expect(first.raw).toContain('filename=invoice.pdf');
+    expect(first.raw).toContain("filename=invoice.pdf");
     expect(first.raw).toContain(pdf.toString("base64"));
     expect(first.raw).not.toMatch(/^Bcc:/m);
     const html = first.raw.replace(/=\r?\n/g, "").replace(/=3D/g, "=");
     expect(html).toContain(`${TRACKING.baseUrl}/t/o/${s.activityIds[0]}`);
     const click = /href="([^"]+\/t\/c\/[^"]+)"/.exec(html)![1]!.replace(/&amp;/g, "&");
     const u = new URL(click);
-    expect(verifyTrackedUrl(TRACKING.secret, s.activityIds[0]!, u.searchParams.get("url")!, u.searchParams.get("sig")!)).toBe(true);
+    expect(
+      verifyTrackedUrl(
+        TRACKING.secret,
+        s.activityIds[0]!,
+        u.searchParams.get("url")!,
+        u.searchParams.get("sig")!,
+      ),
+    ).toBe(true);
     expect(u.searchParams.get("url")).toBe("https://shop.example/p?a=1&b=2");
     // cc/bcc belong to the message: only the first recipient's email carries them
     expect(first.cc).toEqual(["c@example.com"]);
@@ -60,14 +90,17 @@ describe("send-worker (real PostgreSQL, Redis, s3rver, provider simulator)", () 
     const row = await activityRow(h, s.activityIds[0]!);
     expect(row).toMatchObject({ status: "sent" });
     expect(row.provider_message_id).toBeTruthy();
-    const events = await h.db.pool.query("SELECT payload FROM outbox_messages WHERE routing_key = 'email.sent' AND payload->'payload'->>'activityId' = $1", [s.activityIds[0]]);
+    const events = await h.db.pool.query(
+      "SELECT payload FROM outbox_messages WHERE routing_key = 'email.sent' AND payload->'payload'->>'activityId' = $1",
+      [s.activityIds[0]],
+    );
     expect(events.rowCount).toBe(1);
   });
 
   it("renders each batch recipient's data with the template syntax", async () => {
     const s = await insertSend(h, {
       recipients: ["x@example.com", "y@example.com"],
-      html: "<p>Hi {name || \"friend\"}</p>",
+      html: '<p>Hi {name || "friend"}</p>',
       templateId: "00000000-0000-4000-8000-000000000001",
       data: [{ name: "<Ann>" }, {}],
       replyTokens: false,
@@ -81,7 +114,11 @@ describe("send-worker (real PostgreSQL, Redis, s3rver, provider simulator)", () 
   });
 
   it("a redelivered send request sends nobody twice", async () => {
-    const consumer = await h.broker.consume(Queues.sendWorkerSend, sendConsumer(h.deps, createSemaphore(20)), { prefetch: 20 });
+    const consumer = await h.broker.consume(
+      Queues.sendWorkerSend,
+      sendConsumer(h.deps, createSemaphore(20)),
+      { prefetch: 20 },
+    );
     try {
       const s = await insertSend(h, { recipients: ["once@example.com"] });
       await publishSend(s.activityIds, s.projectId);
@@ -98,23 +135,62 @@ describe("send-worker (real PostgreSQL, Redis, s3rver, provider simulator)", () 
     // short retry delays so the test runs in seconds; the production policy is in contracts
     const topology: Topology = {
       ...messagingTopology,
-      queues: messagingTopology.queues.map((q) => (q.name === Queues.sendWorkerSend ? { ...q, retry: { delaysMs: [400], maxAttempts: 20 } } : q)),
+      queues: messagingTopology.queues.map((q) =>
+        q.name === Queues.sendWorkerSend ? { ...q, retry: { delaysMs: [400], maxAttempts: 20 } } : q,
+      ),
     };
-    const broker = createBroker({ url: process.env.RABBITMQ_URL!, name: "throttle", topology, logger: createLogger({ service: "t", level: "silent" }) });
+    const broker = createBroker({
+      url: process.env.RABBITMQ_URL!,
+      name: "throttle",
+      topology,
+      logger: createLogger({ service: "t", level: "silent" }),
+    });
     await broker.ready();
-    await fetch(`${h.simUrl}/_sim/config`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ maxSendRate: 2 }) });
-    const consumer = await broker.consume(Queues.sendWorkerSend, sendConsumer(h.deps, createSemaphore(20)), { prefetch: 20 });
+    await fetch(`${h.simUrl}/_sim/config`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ maxSendRate: 2 }),
+    });
+    const consumer = await broker.consume(Queues.sendWorkerSend, sendConsumer(h.deps, createSemaphore(20)), {
+      prefetch: 20,
+    });
     try {
-      const s = await insertSend(h, { recipients: ["t1@example.com", "t2@example.com", "t3@example.com", "t4@example.com", "t5@example.com", "t6@example.com"] });
-      await broker.publish(Exchanges.emailCommands, RoutingKeys.emailSendRequested, makeEnvelope(RoutingKeys.emailSendRequested, { activityIds: s.activityIds }, { projectId: s.projectId }));
+      const s = await insertSend(h, {
+        recipients: [
+          "t1@example.com",
+          "t2@example.com",
+          "t3@example.com",
+          "t4@example.com",
+          "t5@example.com",
+          "t6@example.com",
+        ],
+      });
+      await broker.publish(
+        Exchanges.emailCommands,
+        RoutingKeys.emailSendRequested,
+        makeEnvelope(
+          RoutingKeys.emailSendRequested,
+          { activityIds: s.activityIds },
+          { projectId: s.projectId },
+        ),
+      );
       await waitFor(async () => {
-        const r = await h.db.pool.query("SELECT count(*)::int AS n FROM activities WHERE email_message_id = $1 AND status = 'sent'", [s.messageId]);
+        const r = await h.db.pool.query(
+          "SELECT count(*)::int AS n FROM activities WHERE email_message_id = $1 AND status = 'sent'",
+          [s.messageId],
+        );
         return r.rows[0].n === 6;
       });
-      const stats = (await (await fetch(`${h.simUrl}/_sim/stats`)).json()) as { throttledCount: number; sendCount: number };
+      const stats = (await (await fetch(`${h.simUrl}/_sim/stats`)).json()) as {
+        throttledCount: number;
+        sendCount: number;
+      };
       expect(stats.throttledCount).toBeGreaterThan(0);
       expect(stats.sendCount).toBe(6);
-      const failed = await h.db.pool.query("SELECT count(*)::int AS n FROM activities WHERE email_message_id = $1 AND status = 'failed'", [s.messageId]);
+      const failed = await h.db.pool.query(
+        "SELECT count(*)::int AS n FROM activities WHERE email_message_id = $1 AND status = 'failed'",
+        [s.messageId],
+      );
       expect(failed.rows[0].n).toBe(0);
     } finally {
       await consumer.close();
@@ -126,55 +202,107 @@ describe("send-worker (real PostgreSQL, Redis, s3rver, provider simulator)", () 
     await fetch(`${h.simUrl}/_sim/config`, {
       method: "POST",
       headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ fault: { count: 1, status: 400, errorType: "MessageRejected", message: "Email address is not verified.", operation: "SendEmail" } }),
+      body: JSON.stringify({
+        fault: {
+          count: 1,
+          status: 400,
+          errorType: "MessageRejected",
+          message: "Email address is not verified.",
+          operation: "SendEmail",
+        },
+      }),
     });
     const s = await insertSend(h, { recipients: ["rejected@example.com"] });
     const outcome = await sendActivity(h.deps, s.activityIds[0]!);
     expect(outcome.kind).toBe("failed");
     expect(await activityRow(h, s.activityIds[0]!)).toMatchObject({ status: "failed" });
-    const events = await h.db.pool.query("SELECT 1 FROM outbox_messages WHERE routing_key = 'email.failed' AND payload->'payload'->>'activityId' = $1", [s.activityIds[0]]);
+    const events = await h.db.pool.query(
+      "SELECT 1 FROM outbox_messages WHERE routing_key = 'email.failed' AND payload->'payload'->>'activityId' = $1",
+      [s.activityIds[0]],
+    );
     expect(events.rowCount).toBe(1);
   });
 
   it("answers the synchronous RPC with the provider id, and maps provider errors", async () => {
     const rpc = rpcConsumer(h.deps);
     const ok = await insertSend(h, { recipients: ["rpc@example.com"] });
-    const reply = await rpc(makeEnvelope(RoutingKeys.emailSendRpc, { activityId: ok.activityIds[0]! }, { projectId: ok.projectId }));
+    const reply = await rpc(
+      makeEnvelope(RoutingKeys.emailSendRpc, { activityId: ok.activityIds[0]! }, { projectId: ok.projectId }),
+    );
     expect(reply).toMatchObject({ status: "sent" });
     expect(reply.providerMessageId).toBe((await activityRow(h, ok.activityIds[0]!)).provider_message_id);
     await fetch(`${h.simUrl}/_sim/config`, {
       method: "POST",
       headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ fault: { count: 5, status: 503, errorType: "ServiceUnavailable", message: "down", operation: "SendEmail" } }),
+      body: JSON.stringify({
+        fault: {
+          count: 5,
+          status: 503,
+          errorType: "ServiceUnavailable",
+          message: "down",
+          operation: "SendEmail",
+        },
+      }),
     });
     const bad = await insertSend(h, { recipients: ["rpc2@example.com"] });
-    const failed = await rpc(makeEnvelope(RoutingKeys.emailSendRpc, { activityId: bad.activityIds[0]! }, { projectId: bad.projectId }));
+    const failed = await rpc(
+      makeEnvelope(
+        RoutingKeys.emailSendRpc,
+        { activityId: bad.activityIds[0]! },
+        { projectId: bad.projectId },
+      ),
+    );
     expect(failed).toMatchObject({ status: "failed", errorKind: "provider" });
     expect(await activityRow(h, bad.activityIds[0]!)).toMatchObject({ status: "failed" });
   });
 
   it("a worker killed mid-send and restarted produces exactly one provider send per activity", async () => {
-    await fetch(`${h.simUrl}/_sim/config`, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ latencyMs: 2000 }) });
+    await fetch(`${h.simUrl}/_sim/config`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ latencyMs: 2000 }),
+    });
     const s = await insertSend(h, { recipients: ["k1@example.com", "k2@example.com", "k3@example.com"] });
     // node itself with tsx as a loader (the tsx CLI would run the script in a grandchild that SIGKILL misses)
-    const child = spawn(process.execPath, ["--conditions=development", "--import", "tsx", path.join(__dirname, "fixtures/worker-child.ts")], {
-      env: { ...process.env, SIM_URL: h.simUrl, S3_ENDPOINT: h.s3Endpoint },
-      stdio: ["ignore", "pipe", "inherit"],
-    });
-    await new Promise<void>((resolve) => child.stdout!.on("data", (d: Buffer) => d.toString().includes("consuming") && resolve()));
+    const child = spawn(
+      process.execPath,
+      ["--conditions=development", "--import", "tsx", path.join(__dirname, "fixtures/worker-child.ts")],
+      {
+        env: { ...process.env, SIM_URL: h.simUrl, S3_ENDPOINT: h.s3Endpoint },
+        stdio: ["ignore", "pipe", "inherit"],
+      },
+    );
+    await new Promise<void>((resolve) =>
+      child.stdout!.on("data", (d: Buffer) => d.toString().includes("consuming") && resolve()),
+    );
     await publishSend(s.activityIds, s.projectId);
     // the provider has the requests (latency 2 s): kill the worker before it can record the answers
-    await waitFor(async () => (await h.db.pool.query("SELECT count(*)::int AS n FROM activities WHERE email_message_id = $1 AND status = 'sending'", [s.messageId])).rows[0].n === 3);
+    await waitFor(
+      async () =>
+        (
+          await h.db.pool.query(
+            "SELECT count(*)::int AS n FROM activities WHERE email_message_id = $1 AND status = 'sending'",
+            [s.messageId],
+          )
+        ).rows[0].n === 3,
+    );
     await new Promise((r) => setTimeout(r, 300));
     child.kill("SIGKILL");
     await new Promise((r) => child.once("exit", r));
     // a fresh worker gets the redelivered message
-    const consumer = await h.broker.consume(Queues.sendWorkerSend, sendConsumer(h.deps, createSemaphore(20)), { prefetch: 20 });
+    const consumer = await h.broker.consume(
+      Queues.sendWorkerSend,
+      sendConsumer(h.deps, createSemaphore(20)),
+      { prefetch: 20 },
+    );
     try {
       await new Promise((r) => setTimeout(r, 4000));
-      for (const r of ["k1@example.com", "k2@example.com", "k3@example.com"]) expect(await simMessages(h, r)).toHaveLength(1);
+      for (const r of ["k1@example.com", "k2@example.com", "k3@example.com"])
+        expect(await simMessages(h, r)).toHaveLength(1);
       // outcome unknown to us: left `sending` for the provider's Send notification to settle (README)
-      const statuses = await h.db.pool.query("SELECT status FROM activities WHERE email_message_id = $1", [s.messageId]);
+      const statuses = await h.db.pool.query("SELECT status FROM activities WHERE email_message_id = $1", [
+        s.messageId,
+      ]);
       expect(statuses.rows.map((r) => r.status)).toEqual(["sending", "sending", "sending"]);
     } finally {
       await consumer.close();
@@ -189,7 +317,11 @@ describe("global rate limiter (real Redis)", () => {
     const b = createRateLimiter(h.redis, { perSecond: 10, key });
     const times: number[] = [];
     const start = Date.now();
-    await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).acquire().then(() => times.push(Date.now() - start))));
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        (i % 2 ? a : b).acquire().then(() => times.push(Date.now() - start)),
+      ),
+    );
     times.sort((x, y) => x - y);
     expect(times[19]!).toBeGreaterThanOrEqual(1800);
     for (let i = 0; i < times.length; i++) {

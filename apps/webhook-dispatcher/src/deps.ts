@@ -10,13 +10,18 @@ export interface Deps extends BaseDeps {
 }
 
 /** The webhook queue's retry schedule comes from env (spec 6.3), so tests can scale time down. */
-export function webhookTopology(env: Pick<Env, "WEBHOOK_RETRY_DELAYS_MS" | "WEBHOOK_MAX_ATTEMPTS">): Topology {
+export function webhookTopology(
+  env: Pick<Env, "WEBHOOK_RETRY_DELAYS_MS" | "WEBHOOK_MAX_ATTEMPTS">,
+): Topology {
   return {
     ...messagingTopology,
     queues: messagingTopology.queues.map((q) =>
       q.name === Queues.webhookDispatcherEvents
         ? // one spare broker attempt: the database's attempt counter decides when a delivery is exhausted
-          { ...q, retry: { delaysMs: env.WEBHOOK_RETRY_DELAYS_MS, maxAttempts: env.WEBHOOK_MAX_ATTEMPTS + 1 } }
+          {
+            ...q,
+            retry: { delaysMs: env.WEBHOOK_RETRY_DELAYS_MS, maxAttempts: env.WEBHOOK_MAX_ATTEMPTS + 1 },
+          }
         : q,
     ),
   };

@@ -13,7 +13,10 @@ export const envSchema = serviceEnv(3008)
       .string()
       .default("30000,60000,120000,240000")
       .transform((s) => s.split(",").map((x) => Number(x.trim())))
-      .refine((a) => a.length > 0 && a.every((n) => Number.isInteger(n) && n > 0), "comma-separated positive integers"),
+      .refine(
+        (a) => a.length > 0 && a.every((n) => Number.isInteger(n) && n > 0),
+        "comma-separated positive integers",
+      ),
     WEBHOOK_MAX_ATTEMPTS: z.coerce.number().int().min(1).default(5),
     /** Per attempt (spec 6.3: 10 s). */
     WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),

@@ -45,7 +45,10 @@ function receiver(statuses: number[]) {
 async function activityFor(projectId: string, isTest: boolean) {
   const messageId = randomUUID();
   const activityId = randomUUID();
-  await db.pool.query("INSERT INTO email_messages (id, project_id, source, from_email, subject, html) VALUES ($1, $2, 'api', 'a@b.c', 'Subj', 'h')", [messageId, projectId]);
+  await db.pool.query(
+    "INSERT INTO email_messages (id, project_id, source, from_email, subject, html) VALUES ($1, $2, 'api', 'a@b.c', 'Subj', 'h')",
+    [messageId, projectId],
+  );
   await db.pool.query(
     "INSERT INTO activities (id, project_id, email_message_id, recipient, status, provider_message_id, is_test) VALUES ($1, $2, $3, 'r@example.com', 'delivered', $4, $5)",
     [activityId, projectId, messageId, `prov-${activityId}`, isTest],
@@ -53,8 +56,24 @@ async function activityFor(projectId: string, isTest: boolean) {
   return { activityId, messageId };
 }
 
-const publish = (type: "email.delivered" | "email.bounced", projectId: string, activityId: string, isTest: boolean, details?: Record<string, unknown>) => {
-  const envelope = makeEnvelope(type, { activityId, projectId, isTest, occurredAt: "2026-11-22T10:00:00.000Z", ...(details ? { details } : {}) }, { projectId });
+const publish = (
+  type: "email.delivered" | "email.bounced",
+  projectId: string,
+  activityId: string,
+  isTest: boolean,
+  details?: Record<string, unknown>,
+) => {
+  const envelope = makeEnvelope(
+    type,
+    {
+      activityId,
+      projectId,
+      isTest,
+      occurredAt: "2026-11-22T10:00:00.000Z",
+      ...(details ? { details } : {}),
+    },
+    { projectId },
+  );
   return broker.publish(Exchanges.emailEvents, type, envelope).then(() => envelope.id);
 };
 
@@ -86,19 +105,42 @@ describe("webhook-dispatcher", () => {
     try {
       const { project, liveKey } = await createProject(db, { name: "p", webhookUrl: r.url() }, encKey);
       const a = await activityFor(project.id, false);
-      const eventId = await publish("email.bounced", project.id, a.activityId, false, { bounce: { type: "Permanent" } });
+      const eventId = await publish("email.bounced", project.id, a.activityId, false, {
+        bounce: { type: "Permanent" },
+      });
       const hit = await waitFor(async () => r.hits[0]);
       expect(hit.headers["user-agent"]).toBe("Service-Webhook/1.0");
-      expect(hit.headers["x-svc-signature"]).toBe(`sha256=${createHmac("sha256", liveKey).update(hit.body).digest("hex")}`);
+      expect(hit.headers["x-svc-signature"]).toBe(
+        `sha256=${createHmac("sha256", liveKey).update(hit.body).digest("hex")}`,
+      );
       const ts = hit.headers["webhook-timestamp"] as string;
       expect(hit.headers["webhook-id"]).toBe(eventId);
-      expect(hit.headers["webhook-signature"]).toBe(`v1,${createHmac("sha256", liveKey).update(`${eventId}.${ts}.${hit.body}`).digest("base64")}`);
+      expect(hit.headers["webhook-signature"]).toBe(
+        `v1,${createHmac("sha256", liveKey).update(`${eventId}.${ts}.${hit.body}`).digest("base64")}`,
+      );
       expect(JSON.parse(hit.body)).toMatchObject({
         event: "email.bounced",
         is_test: false,
-        data: { activity_id: a.activityId, email_id: a.messageId, message_id: `prov-${a.activityId}`, project_id: project.id, recipient: "r@example.com", campaign_id: null, timestamp: "2026-11-22T10:00:00.000Z", bounce: { type: "Permanent" } },
+        data: {
+          activity_id: a.activityId,
+          email_id: a.messageId,
+          message_id: `prov-${a.activityId}`,
+          project_id: project.id,
+          recipient: "r@example.com",
+          campaign_id: null,
+          timestamp: "2026-11-22T10:00:00.000Z",
+          bounce: { type: "Permanent" },
+        },
       });
-      const attempt = await waitFor(async () => (await db.pool.query("SELECT * FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.event_id = $1", [eventId])).rows[0]);
+      const attempt = await waitFor(
+        async () =>
+          (
+            await db.pool.query(
+              "SELECT * FROM webhook_attempts a JOIN webhook_deliveries d ON d.id = a.delivery_id WHERE d.event_id = $1",
+              [eventId],
+            )
+          ).rows[0],
+      );
       expect(attempt.status_code).toBe(200);
       expect(attempt.response_body).toHaveLength(5000);
     } finally {
@@ -112,17 +154,27 @@ describe("webhook-dispatcher", () => {
     await live.start();
     await dev.start();
     try {
-      const { project, testKey } = await createProject(db, { name: "p", webhookUrl: live.url(), webhookUrlDev: dev.url() }, encKey);
+      const { project, testKey } = await createProject(
+        db,
+        { name: "p", webhookUrl: live.url(), webhookUrlDev: dev.url() },
+        encKey,
+      );
       const a = await activityFor(project.id, true);
       await publish("email.delivered", project.id, a.activityId, true);
       const hit = await waitFor(async () => dev.hits[0]);
       expect(JSON.parse(hit.body)).toMatchObject({ event: "email.delivered", is_test: true });
-      expect(hit.headers["x-svc-signature"]).toBe(`sha256=${createHmac("sha256", testKey).update(hit.body).digest("hex")}`);
+      expect(hit.headers["x-svc-signature"]).toBe(
+        `sha256=${createHmac("sha256", testKey).update(hit.body).digest("hex")}`,
+      );
 
       const { project: p2 } = await createProject(db, { name: "no dev url", webhookUrl: live.url() }, encKey);
       const b = await activityFor(p2.id, true);
       const eventId = await publish("email.delivered", p2.id, b.activityId, true);
-      const stored = await waitFor(async () => (await db.pool.query("SELECT status, url FROM webhook_deliveries WHERE event_id = $1", [eventId])).rows[0]);
+      const stored = await waitFor(
+        async () =>
+          (await db.pool.query("SELECT status, url FROM webhook_deliveries WHERE event_id = $1", [eventId]))
+            .rows[0],
+      );
       expect(stored).toEqual({ status: "skipped", url: null });
       await new Promise((r) => setTimeout(r, 300));
       expect(live.hits).toHaveLength(0);
@@ -143,9 +195,20 @@ describe("webhook-dispatcher", () => {
       expect(r.hits[1]!.at - r.hits[0]!.at).toBeGreaterThanOrEqual(190);
       expect(r.hits[2]!.at - r.hits[1]!.at).toBeGreaterThanOrEqual(390);
       expect(new Set(r.hits.map((h) => h.body)).size).toBe(1); // the same signed bytes every time
-      const d = await waitFor(async () => (await db.pool.query("SELECT * FROM webhook_deliveries WHERE event_id = $1 AND status = 'succeeded'", [eventId])).rows[0]);
+      const d = await waitFor(
+        async () =>
+          (
+            await db.pool.query(
+              "SELECT * FROM webhook_deliveries WHERE event_id = $1 AND status = 'succeeded'",
+              [eventId],
+            )
+          ).rows[0],
+      );
       expect(d.attempts).toBe(3);
-      const attempts = await db.pool.query("SELECT attempt_number, status_code FROM webhook_attempts WHERE delivery_id = $1 ORDER BY attempt_number", [d.id]);
+      const attempts = await db.pool.query(
+        "SELECT attempt_number, status_code FROM webhook_attempts WHERE delivery_id = $1 ORDER BY attempt_number",
+        [d.id],
+      );
       expect(attempts.rows).toEqual([
         { attempt_number: 1, status_code: 500 },
         { attempt_number: 2, status_code: 503 },
@@ -163,7 +226,16 @@ describe("webhook-dispatcher", () => {
       const { project } = await createProject(db, { name: "p", webhookUrl: r.url() }, encKey);
       const a = await activityFor(project.id, false);
       const eventId = await publish("email.delivered", project.id, a.activityId, false);
-      const d = await waitFor(async () => (await db.pool.query("SELECT * FROM webhook_deliveries WHERE event_id = $1 AND status = 'exhausted'", [eventId])).rows[0], 20_000);
+      const d = await waitFor(
+        async () =>
+          (
+            await db.pool.query(
+              "SELECT * FROM webhook_deliveries WHERE event_id = $1 AND status = 'exhausted'",
+              [eventId],
+            )
+          ).rows[0],
+        20_000,
+      );
       expect(d.attempts).toBe(5);
       await new Promise((res) => setTimeout(res, 500));
       expect(r.hits).toHaveLength(5);

@@ -27,5 +27,7 @@ export function injectTracking(html: string, opts: TrackingOptions): string {
         });
   const pixel = `<img src="${openPixelUrl(opts.baseUrl, opts.activityId)}" width="1" height="1" alt="" style="display:none;border:0;width:1px;height:1px" />`;
   const bodyEnd = withLinks.search(/<\/body\s*>/i);
-  return bodyEnd >= 0 ? `${withLinks.slice(0, bodyEnd)}${pixel}${withLinks.slice(bodyEnd)}` : `${withLinks}${pixel}`;
+  return bodyEnd >= 0
+    ? `${withLinks.slice(0, bodyEnd)}${pixel}${withLinks.slice(bodyEnd)}`
+    : `${withLinks}${pixel}`;
 }

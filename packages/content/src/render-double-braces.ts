@@ -13,7 +13,11 @@ const DOUBLE = /\{\{\s*([A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)*)\s*\}\}/g;
  * `{{variable}}` substitution of POST /v1/send-email and the internal POST /send-email (spec 2, 4.1, 4.4).
  * In HTML the value is escaped; a missing variable renders as the empty string.
  */
-export function renderDoubleBraces(input: string, data: Record<string, unknown> | undefined, opts: { html: boolean }): Rendered {
+export function renderDoubleBraces(
+  input: string,
+  data: Record<string, unknown> | undefined,
+  opts: { html: boolean },
+): Rendered {
   const used: string[] = [];
   const text = input.replace(DOUBLE, (_m, name: string) => {
     if (!used.includes(name)) used.push(name);

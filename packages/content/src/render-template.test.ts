@@ -16,27 +16,38 @@ describe("renderTemplate (spec section 2 syntax)", () => {
   });
 
   it("loops with {{#each}} over arrays of objects and scalars", () => {
-    const html = "<ul>{{#each items}}<li>{@index}:{title} {currency}</li>{{/each}}</ul>{{#each tags}}[{this}]{{/each}}";
-    const r = renderTemplate(html, { items: [{ title: "A&B" }, { title: "C" }], currency: "EUR", tags: ["x", "y"] });
+    const html =
+      "<ul>{{#each items}}<li>{@index}:{title} {currency}</li>{{/each}}</ul>{{#each tags}}[{this}]{{/each}}";
+    const r = renderTemplate(html, {
+      items: [{ title: "A&B" }, { title: "C" }],
+      currency: "EUR",
+      tags: ["x", "y"],
+    });
     expect(r.text).toBe("<ul><li>0:A&amp;B EUR</li><li>1:C EUR</li></ul>[x][y]");
     expect(r.variablesUsed).toEqual(["items", "tags"]);
   });
 
   it("leaves CSS and JSON braces untouched", () => {
-    const html = '<style>p{color:red} .a { margin: 0 }</style><script type="application/ld+json">{"@type":"Order","n":{"a":1}}</script>{name}';
+    const html =
+      '<style>p{color:red} .a { margin: 0 }</style><script type="application/ld+json">{"@type":"Order","n":{"a":1}}</script>{name}';
     expect(renderTemplate(html, { name: "Z" }).text).toBe(
       '<style>p{color:red} .a { margin: 0 }</style><script type="application/ld+json">{"@type":"Order","n":{"a":1}}</script>Z',
     );
   });
 
   it("reads nested paths and does not escape in text mode", () => {
-    expect(renderTemplate("{user.name} & co", { user: { name: "<A>" } }, { html: false }).text).toBe("<A> & co");
+    expect(renderTemplate("{user.name} & co", { user: { name: "<A>" } }, { html: false }).text).toBe(
+      "<A> & co",
+    );
   });
 });
 
 describe("renderDoubleBraces ({{variable}} of the send endpoints)", () => {
   it("substitutes and escapes in HTML only", () => {
-    expect(renderDoubleBraces("Hi {{ name }}", { name: "<b>" }, { html: true })).toEqual({ text: "Hi &lt;b&gt;", variablesUsed: ["name"] });
+    expect(renderDoubleBraces("Hi {{ name }}", { name: "<b>" }, { html: true })).toEqual({
+      text: "Hi &lt;b&gt;",
+      variablesUsed: ["name"],
+    });
     expect(renderDoubleBraces("Hi {{name}}", { name: "<b>" }, { html: false }).text).toBe("Hi <b>");
     expect(renderDoubleBraces("{x} {{y}}", {}, { html: true }).text).toBe("{x} ");
   });

@@ -20,19 +20,34 @@ const PLACEHOLDER = new RegExp(
 const EACH = /\{\{#each\s+([A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)*)\s*\}\}([\s\S]*?)\{\{\/each\}\}/g;
 
 function substitute(input: string, scope: (name: string) => unknown, used: string[], html: boolean): string {
-  return input.replace(PLACEHOLDER, (_m, raw1: string, name1: string, fb1: string | undefined, raw2: string, name2: string, fb2: string | undefined) => {
-    const raw = (raw1 ?? raw2) === "!";
-    const name = (name1 ?? name2)!;
-    const fallback = fb1 ?? fb2;
-    if (!name.startsWith("@") && name !== "this" && !used.includes(name)) used.push(name);
-    const value = scope(name);
-    const missing = value === undefined || value === null || value === "";
-    const text = missing && fallback !== undefined ? fallback.replace(/\\(.)/g, "$1") : stringify(value);
-    return raw || !html ? text : escapeHtml(text);
-  });
+  return input.replace(
+    PLACEHOLDER,
+    (
+      _m,
+      raw1: string,
+      name1: string,
+      fb1: string | undefined,
+      raw2: string,
+      name2: string,
+      fb2: string | undefined,
+    ) => {
+      const raw = (raw1 ?? raw2) === "!";
+      const name = (name1 ?? name2)!;
+      const fallback = fb1 ?? fb2;
+      if (!name.startsWith("@") && name !== "this" && !used.includes(name)) used.push(name);
+      const value = scope(name);
+      const missing = value === undefined || value === null || value === "";
+      const text = missing && fallback !== undefined ? fallback.replace(/\\(.)/g, "$1") : stringify(value);
+      return raw || !html ? text : escapeHtml(text);
+    },
+  );
 }
 
-export function renderTemplate(input: string, variables: Record<string, unknown> | undefined, opts: { html: boolean } = { html: true }): Rendered {
+export function renderTemplate(
+  input: string,
+  variables: Record<string, unknown> | undefined,
+  opts: { html: boolean } = { html: true },
+): Rendered {
   const vars = variables ?? {};
   const used: string[] = [];
   const withLoops = input.replace(EACH, (_m, listName: string, body: string) => {

@@ -16,6 +16,8 @@ describe("tracked URL signatures", () => {
   it("builds a click URL whose query round-trips", () => {
     const url = new URL(clickUrl("http://localhost:8080/", secret, id, "https://example.com/?q=a&b=c"));
     expect(url.pathname).toBe(`/t/c/${id}`);
-    expect(verifyTrackedUrl(secret, id, url.searchParams.get("url")!, url.searchParams.get("sig")!)).toBe(true);
+    expect(verifyTrackedUrl(secret, id, url.searchParams.get("url")!, url.searchParams.get("sig")!)).toBe(
+      true,
+    );
   });
 });

@@ -9,7 +9,12 @@ export function signTrackedUrl(secret: string, activityId: string, url: string):
   return createHmac("sha256", secret).update(`${activityId}\n${url}`).digest("base64url").slice(0, 32);
 }
 
-export function verifyTrackedUrl(secret: string, activityId: string, url: string, sig: string | undefined): boolean {
+export function verifyTrackedUrl(
+  secret: string,
+  activityId: string,
+  url: string,
+  sig: string | undefined,
+): boolean {
   if (!sig) return false;
   const expected = Buffer.from(signTrackedUrl(secret, activityId, url));
   const given = Buffer.from(sig);

@@ -6,7 +6,10 @@ export type KeyMode = "live" | "test";
 const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 
 /** `sk_live_` (or legacy `sk_proj_`) / `sk_test_` + 40 random base62 characters (~238 bits). */
-export function generateApiKey(mode: KeyMode, opts: { legacy?: boolean } = {}): { key: string; prefix: string } {
+export function generateApiKey(
+  mode: KeyMode,
+  opts: { legacy?: boolean } = {},
+): { key: string; prefix: string } {
   const prefix = mode === "test" ? "sk_test_" : opts.legacy ? "sk_proj_" : "sk_live_";
   let body = "";
   for (let i = 0; i < 40; i++) body += ALPHABET[randomInt(ALPHABET.length)];
@@ -39,7 +42,12 @@ export function decryptSecret(encoded: string, keyHex: string): string {
   return Buffer.concat([decipher.update(buf.subarray(28)), decipher.final()]).toString("utf8");
 }
 
-function keyRow(projectId: string, mode: KeyMode, generated: { key: string; prefix: string }, encKey: string) {
+function keyRow(
+  projectId: string,
+  mode: KeyMode,
+  generated: { key: string; prefix: string },
+  encKey: string,
+) {
   return {
     projectId,
     mode,
@@ -72,7 +80,9 @@ export async function createProject(
   const { legacyLiveKey: _legacy, ...settings } = input;
   const project = await db.prisma.$transaction(async (tx) => {
     const p = await tx.project.create({ data: settings });
-    await tx.apiKey.createMany({ data: [keyRow(p.id, "live", live, encKey), keyRow(p.id, "test", test, encKey)] });
+    await tx.apiKey.createMany({
+      data: [keyRow(p.id, "live", live, encKey), keyRow(p.id, "test", test, encKey)],
+    });
     return p;
   });
   return { project, liveKey: live.key, testKey: test.key };
@@ -82,10 +92,18 @@ export async function createProject(
  * Replaces one mode's key: the old one is revoked in the same transaction (invalid at once, lookups only see
  * active keys); the other mode's key is untouched. A live key keeps its prefix family (sk_proj_ stays legacy).
  */
-export async function regenerateApiKey(db: Db, projectId: string, mode: KeyMode, encKey: string): Promise<string> {
+export async function regenerateApiKey(
+  db: Db,
+  projectId: string,
+  mode: KeyMode,
+  encKey: string,
+): Promise<string> {
   return db.prisma.$transaction(async (tx) => {
     const current = await tx.apiKey.findFirst({ where: { projectId, activeMode: mode } });
-    await tx.apiKey.updateMany({ where: { projectId, activeMode: mode }, data: { activeMode: null, revokedAt: new Date() } });
+    await tx.apiKey.updateMany({
+      where: { projectId, activeMode: mode },
+      data: { activeMode: null, revokedAt: new Date() },
+    });
     const generated = generateApiKey(mode, { legacy: current?.prefix === "sk_proj_" });
     await tx.apiKey.create({ data: keyRow(projectId, mode, generated, encKey) });
     return generated.key;
@@ -93,7 +111,10 @@ export async function regenerateApiKey(db: Db, projectId: string, mode: KeyMode,
 }
 
 /** One indexed lookup by hash; revoked keys are never found. */
-export async function findApiKey(db: Db, plaintext: string): Promise<{ projectId: string; mode: KeyMode; prefix: string; keyId: string } | null> {
+export async function findApiKey(
+  db: Db,
+  plaintext: string,
+): Promise<{ projectId: string; mode: KeyMode; prefix: string; keyId: string } | null> {
   const res = await db.pool.query<{ id: string; project_id: string; mode: KeyMode; prefix: string }>(
     "SELECT id, project_id, mode, prefix FROM api_keys WHERE key_hash = $1 AND active_mode IS NOT NULL",
     [hashApiKey(plaintext)],
@@ -103,7 +124,12 @@ export async function findApiKey(db: Db, plaintext: string): Promise<{ projectId
 }
 
 /** The plaintext active key of a mode: outbound and inbound webhooks are signed with it (spec 6.2). */
-export async function getSigningKey(db: Db, projectId: string, mode: KeyMode, encKey: string): Promise<string | null> {
+export async function getSigningKey(
+  db: Db,
+  projectId: string,
+  mode: KeyMode,
+  encKey: string,
+): Promise<string | null> {
   const res = await db.pool.query<{ key_ciphertext: string }>(
     "SELECT key_ciphertext FROM api_keys WHERE project_id = $1 AND active_mode = $2",
     [projectId, mode],

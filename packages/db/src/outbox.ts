@@ -58,7 +58,13 @@ export function createOutboxStore(pool: Pool): OutboxStore {
       const client = await pool.connect();
       try {
         await client.query("BEGIN");
-        const res = await client.query<{ id: string; exchange: string; routing_key: string; payload: unknown; headers: Record<string, unknown> | null }>(
+        const res = await client.query<{
+          id: string;
+          exchange: string;
+          routing_key: string;
+          payload: unknown;
+          headers: Record<string, unknown> | null;
+        }>(
           `SELECT id, exchange, routing_key, payload, headers FROM outbox_messages
             WHERE published_at IS NULL AND available_at <= now()
             ORDER BY created_at
@@ -70,7 +76,13 @@ export function createOutboxStore(pool: Pool): OutboxStore {
           await client.query("COMMIT");
           return 0;
         }
-        const rows: OutboxRecord[] = res.rows.map((r) => ({ id: r.id, exchange: r.exchange, routingKey: r.routing_key, payload: r.payload, headers: r.headers }));
+        const rows: OutboxRecord[] = res.rows.map((r) => ({
+          id: r.id,
+          exchange: r.exchange,
+          routingKey: r.routing_key,
+          payload: r.payload,
+          headers: r.headers,
+        }));
         const ids = rows.map((r) => r.id);
         try {
           await publish(rows);
@@ -83,7 +95,9 @@ export function createOutboxStore(pool: Pool): OutboxStore {
           await client.query("COMMIT");
           throw err;
         }
-        await client.query("UPDATE outbox_messages SET published_at = now() WHERE id = ANY($1::uuid[])", [ids]);
+        await client.query("UPDATE outbox_messages SET published_at = now() WHERE id = ANY($1::uuid[])", [
+          ids,
+        ]);
         await client.query("COMMIT");
         return rows.length;
       } catch (err) {

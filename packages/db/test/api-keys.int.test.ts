@@ -1,5 +1,13 @@
 import { randomBytes } from "node:crypto";
-import { createDb, createProject, decryptSecret, encryptSecret, findApiKey, getSigningKey, regenerateApiKey } from "../src";
+import {
+  createDb,
+  createProject,
+  decryptSecret,
+  encryptSecret,
+  findApiKey,
+  getSigningKey,
+  regenerateApiKey,
+} from "../src";
 
 const encKey = randomBytes(32).toString("hex");
 const db = createDb(process.env.DATABASE_URL!);
@@ -14,7 +22,9 @@ describe("API keys (real PostgreSQL)", () => {
     expect(await findApiKey(db, testKey)).toMatchObject({ projectId: project.id, mode: "test" });
     expect(await findApiKey(db, "sk_live_unknown")).toBeNull();
     // stored hashed and encrypted, never in plaintext
-    const rows = await db.pool.query("SELECT key_hash, key_ciphertext FROM api_keys WHERE project_id = $1", [project.id]);
+    const rows = await db.pool.query("SELECT key_hash, key_ciphertext FROM api_keys WHERE project_id = $1", [
+      project.id,
+    ]);
     expect(JSON.stringify(rows.rows)).not.toContain(liveKey);
   });
 
@@ -43,7 +53,7 @@ describe("API keys (real PostgreSQL)", () => {
     const enc = encryptSecret("sk_live_secret", encKey);
     expect(decryptSecret(enc, encKey)).toBe("sk_live_secret");
     const buf = Buffer.from(enc, "base64");
-    buf[buf.length - 1] ^= 1;
+    buf[buf.length - 1] = buf[buf.length - 1]! ^ 1;
     expect(() => decryptSecret(buf.toString("base64"), encKey)).toThrow();
     expect(() => decryptSecret(enc, randomBytes(32).toString("hex"))).toThrow();
   });

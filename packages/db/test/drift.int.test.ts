@@ -9,11 +9,15 @@ import { SCHEMA_PATH } from "../src/migrations/migrations-dir";
 const pkgDir = path.resolve(__dirname, "..");
 function diff(schemaPath?: string) {
   const tsx = require.resolve("tsx/cli");
-  return spawnSync(process.execPath, [tsx, "scripts/migrate.ts", "diff", ...(schemaPath ? [schemaPath] : [])], {
-    cwd: pkgDir,
-    env: { ...process.env },
-    encoding: "utf8",
-  });
+  return spawnSync(
+    process.execPath,
+    [tsx, "scripts/migrate.ts", "diff", ...(schemaPath ? [schemaPath] : [])],
+    {
+      cwd: pkgDir,
+      env: { ...process.env },
+      encoding: "utf8",
+    },
+  );
 }
 
 describe("schema / migration drift", () => {
@@ -26,7 +30,12 @@ describe("schema / migration drift", () => {
   it("detects a schema change that has no migration", () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "drift-"));
     const changed = path.join(dir, "schema.prisma");
-    fs.writeFileSync(changed, fs.readFileSync(SCHEMA_PATH, "utf8").replace("model Project {", 'model Project {\n  driftProbe String? @map("drift_probe")'));
+    fs.writeFileSync(
+      changed,
+      fs
+        .readFileSync(SCHEMA_PATH, "utf8")
+        .replace("model Project {", 'model Project {\n  driftProbe String? @map("drift_probe")'),
+    );
     const r = diff(changed);
     expect(r.status).toBe(1);
     expect(r.stdout).toContain('"drift_probe" TEXT');

@@ -24,13 +24,20 @@ describe("outbox store (real PostgreSQL)", () => {
 
   it("a failed publish leaves the row unpublished with the attempt counted", async () => {
     await db.prisma.$transaction((tx) => enqueueOutbox(tx, [row(3)]));
-    await expect(store.relayBatch(10, async () => Promise.reject(new Error("broker down")))).rejects.toThrow("broker down");
+    await expect(store.relayBatch(10, async () => Promise.reject(new Error("broker down")))).rejects.toThrow(
+      "broker down",
+    );
     const res = await db.pool.query("SELECT attempts, last_error, published_at FROM outbox_messages");
     expect(res.rows[0]).toMatchObject({ attempts: 1, last_error: "broker down", published_at: null });
   });
 
   it("two concurrent relays never hand out the same row", async () => {
-    await db.prisma.$transaction((tx) => enqueueOutbox(tx, Array.from({ length: 40 }, (_, i) => row(i))));
+    await db.prisma.$transaction((tx) =>
+      enqueueOutbox(
+        tx,
+        Array.from({ length: 40 }, (_, i) => row(i)),
+      ),
+    );
     const seen: string[] = [];
     const slowPublish = async (rows: OutboxRecord[]) => {
       await new Promise((r) => setTimeout(r, 50));

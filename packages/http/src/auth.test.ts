@@ -16,9 +16,13 @@ function buildApp() {
   const logger = createLogger({ service: "t", level: "silent" });
   const app = createServiceApp({ logger, metrics: createMetrics("t") });
   app.use(express.json());
-  app.get("/v1/whoami", apiKeyAuth(async (k) => (keys[k] ? { projectId: keys[k]!, keyId: "k" } : null)), (_req, res) => {
-    res.json(getAuth(res));
-  });
+  app.get(
+    "/v1/whoami",
+    apiKeyAuth(async (k) => (keys[k] ? { projectId: keys[k]!, keyId: "k" } : null)),
+    (_req, res) => {
+      res.json(getAuth(res));
+    },
+  );
   return finishApp(app, logger);
 }
 
@@ -50,10 +54,15 @@ describe("apiKeyAuth (spec section 5)", () => {
     expect(MSG_INVALID_OR_MISSING_KEY).toBe("Unauthorized: Invalid or missing API key");
   });
 
-  it.each(["pk_live_abc", "sk_dev_abc", "abc", "SK_LIVE_good"])("401 with the prefix body for %s", async (key) => {
-    const res = await request(app).get("/v1/whoami").set("Authorization", `Bearer ${key}`);
-    expect(res.status).toBe(401);
-    expect(res.body).toEqual({ success: false, error: MSG_INVALID_KEY_PREFIX });
-    expect(MSG_INVALID_KEY_PREFIX).toBe("Invalid API key prefix. Expected sk_proj_*, sk_live_* or sk_test_*.");
-  });
+  it.each(["pk_live_abc", "sk_dev_abc", "abc", "SK_LIVE_good"])(
+    "401 with the prefix body for %s",
+    async (key) => {
+      const res = await request(app).get("/v1/whoami").set("Authorization", `Bearer ${key}`);
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual({ success: false, error: MSG_INVALID_KEY_PREFIX });
+      expect(MSG_INVALID_KEY_PREFIX).toBe(
+        "Invalid API key prefix. Expected sk_proj_*, sk_live_* or sk_test_*.",
+      );
+    },
+  );
 });

@@ -15,8 +15,10 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
       appErr = err;
     } else {
       const bp = err as BodyParserError;
-      if (bp?.type === "entity.too.large") appErr = new AppError(ErrorCode.PAYLOAD_TOO_LARGE, "Request body too large");
-      else if (bp?.type === "entity.parse.failed") appErr = new AppError(ErrorCode.VALIDATION, "Invalid JSON body");
+      if (bp?.type === "entity.too.large")
+        appErr = new AppError(ErrorCode.PAYLOAD_TOO_LARGE, "Request body too large");
+      else if (bp?.type === "entity.parse.failed")
+        appErr = new AppError(ErrorCode.VALIDATION, "Invalid JSON body");
       else if (bp?.type === "encoding.unsupported" || bp?.type === "charset.unsupported")
         appErr = new AppError(ErrorCode.UNSUPPORTED_MEDIA_TYPE, "Unsupported request encoding");
       else if (typeof bp?.status === "number" && bp.status >= 400 && bp.status < 500)
@@ -24,7 +26,14 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
       else appErr = new AppError(ErrorCode.INTERNAL, "Internal server error", { cause: err });
     }
     const log = appErr.status >= 500 ? logger.error.bind(logger) : logger.debug.bind(logger);
-    log({ err: appErr.status >= 500 ? (appErr.options.cause ?? appErr) : undefined, path: req.path, status: appErr.status }, appErr.message);
+    log(
+      {
+        err: appErr.status >= 500 ? (appErr.options.cause ?? appErr) : undefined,
+        path: req.path,
+        status: appErr.status,
+      },
+      appErr.message,
+    );
     if (res.headersSent) return;
     res.status(appErr.status).json(appErr.toBody());
   };

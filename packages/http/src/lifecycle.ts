@@ -13,7 +13,11 @@ export interface Lifecycle {
   installSignalHandlers(): void;
 }
 
-export function createLifecycle(opts: { logger: Logger; timeoutMs: number; exit?: (code: number) => void }): Lifecycle {
+export function createLifecycle(opts: {
+  logger: Logger;
+  timeoutMs: number;
+  exit?: (code: number) => void;
+}): Lifecycle {
   const servers: Server[] = [];
   const closers: { name: string; close: () => Promise<unknown> | unknown }[] = [];
   const exit = opts.exit ?? ((code: number) => process.exit(code));

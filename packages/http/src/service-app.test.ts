@@ -8,7 +8,11 @@ import { createServiceApp } from "./service-app";
 
 function buildApp(ready: boolean) {
   const logger = createLogger({ service: "t", level: "silent" });
-  const app = createServiceApp({ logger, metrics: createMetrics("t"), readiness: [{ name: "db", check: () => ready }] });
+  const app = createServiceApp({
+    logger,
+    metrics: createMetrics("t"),
+    readiness: [{ name: "db", check: () => ready }],
+  });
   app.post("/json", requireJson, express.json({ limit: "1kb" }), (req, res) => {
     res.json({ got: req.body });
   });
@@ -45,7 +49,11 @@ describe("service app", () => {
     expect(boom.body).toEqual({ success: false, error: "Internal server error" });
     const sender = await request(app).get("/sender");
     expect(sender.status).toBe(403);
-    expect(sender.body).toEqual({ success: false, error: "Sender a@b.com is not verified", code: "SENDER_NOT_VERIFIED" });
+    expect(sender.body).toEqual({
+      success: false,
+      error: "Sender a@b.com is not verified",
+      code: "SENDER_NOT_VERIFIED",
+    });
     const missing = await request(app).get("/nope");
     expect(missing.status).toBe(404);
     expect(missing.body.success).toBe(false);
@@ -58,7 +66,9 @@ describe("service app", () => {
     const broken = await request(app).post("/json").set("Content-Type", "application/json").send("{bad");
     expect(broken.status).toBe(400);
     expect(broken.body).toEqual({ success: false, error: "Invalid JSON body" });
-    const big = await request(app).post("/json").send({ x: "y".repeat(5000) });
+    const big = await request(app)
+      .post("/json")
+      .send({ x: "y".repeat(5000) });
     expect(big.status).toBe(413);
   });
 

@@ -66,8 +66,11 @@ export function createServiceApp(opts: ServiceAppOptions): Express {
     pinoHttp({
       logger: opts.logger,
       genReqId: (req) => (req as { id?: string }).id ?? randomUUID(),
-      autoLogging: { ignore: (req) => req.url === "/healthz" || req.url === "/readyz" || req.url === "/metrics" },
-      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? "error" : res.statusCode >= 400 ? "warn" : "info"),
+      autoLogging: {
+        ignore: (req) => req.url === "/healthz" || req.url === "/readyz" || req.url === "/metrics",
+      },
+      customLogLevel: (_req, res, err) =>
+        err || res.statusCode >= 500 ? "error" : res.statusCode >= 400 ? "warn" : "info",
     }),
   );
   app.use((req, res, next) => {

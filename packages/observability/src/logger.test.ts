@@ -19,13 +19,21 @@ describe("createLogger", () => {
     const { lines, destination } = capture();
     const log = createLogger({ service: "public-api", destination });
     runWithContext({ requestId: "req-1" }, () => log.info({ a: 1 }, "hello"));
-    expect(lines[0]).toMatchObject({ service: "public-api", requestId: "req-1", msg: "hello", level: "info" });
+    expect(lines[0]).toMatchObject({
+      service: "public-api",
+      requestId: "req-1",
+      msg: "hello",
+      level: "info",
+    });
   });
 
   it("redacts API keys by field path and inside messages", () => {
     const { lines, destination } = capture();
     const log = createLogger({ service: "s", destination });
-    log.info({ req: { headers: { authorization: "Bearer sk_live_abc" } }, apiKey: "sk_test_x" }, "key sk_live_ABCDEF123 used");
+    log.info(
+      { req: { headers: { authorization: "Bearer sk_live_abc" } }, apiKey: "sk_test_x" },
+      "key sk_live_ABCDEF123 used",
+    );
     const text = JSON.stringify(lines[0]);
     expect(text).not.toContain("sk_live_abc");
     expect(text).not.toContain("ABCDEF123");

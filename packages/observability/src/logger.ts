@@ -13,7 +13,7 @@ export function redactSecrets(text: string): string {
 const REDACT_PATHS = [
   "req.headers.authorization",
   "req.headers.cookie",
-  "req.headers[\"x-admin-token\"]",
+  'req.headers["x-admin-token"]',
   "headers.authorization",
   "authorization",
   "apiKey",

@@ -15,12 +15,21 @@ export interface BaseDeps {
   broker: Broker;
 }
 
-export async function createBaseDeps(name: string, env: BaseEnv, opts: { logger?: Logger; topology?: Topology } = {}): Promise<BaseDeps> {
+export async function createBaseDeps(
+  name: string,
+  env: BaseEnv,
+  opts: { logger?: Logger; topology?: Topology } = {},
+): Promise<BaseDeps> {
   const logger = opts.logger ?? createLogger({ service: name, level: env.LOG_LEVEL });
   const metrics = createMetrics(name);
   const db = createDb(env.DATABASE_URL, { max: env.DATABASE_POOL_MAX });
   // Every service declares the whole catalogue (idempotent), so start-up order never matters.
-  const broker = createBroker({ url: env.RABBITMQ_URL, logger, name, topology: opts.topology ?? messagingTopology });
+  const broker = createBroker({
+    url: env.RABBITMQ_URL,
+    logger,
+    name,
+    topology: opts.topology ?? messagingTopology,
+  });
   return { name, logger, metrics, db, broker };
 }
 

@@ -39,7 +39,11 @@ module.exports = async function globalSetup(config) {
   process.env.DATABASE_URL = url;
 
   const vhost = `test_${pkg}`;
-  try { rabbitctl(["delete_vhost", vhost], true); } catch { /* absent on first run */ }
+  try {
+    rabbitctl(["delete_vhost", vhost], true);
+  } catch {
+    /* absent on first run */
+  }
   rabbitctl(["add_vhost", vhost]);
   rabbitctl(["set_permissions", "-p", vhost, "guest", ".*", ".*", ".*"]);
   process.env.RABBITMQ_URL = `amqp://guest:guest@127.0.0.1:5672/${vhost}`;

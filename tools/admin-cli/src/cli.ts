@@ -6,7 +6,9 @@ import fs from "node:fs";
 import { Command } from "commander";
 import { call, resolveTarget } from "./client";
 
-const program = new Command("admin").description("Manage projects, keys, templates and senders of a running stack");
+const program = new Command("admin").description(
+  "Manage projects, keys, templates and senders of a running stack",
+);
 const print = (value: unknown): void => {
   process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 };
@@ -18,10 +20,14 @@ projects
   .requiredOption("--name <name>")
   .option("--legacy-live-key", "issue the live key with the legacy sk_proj_ prefix")
   .action(async (o: { name: string; legacyLiveKey?: boolean }) =>
-    print(await call(target(), "POST", "/projects", { name: o.name, legacy_live_key: Boolean(o.legacyLiveKey) })),
+    print(
+      await call(target(), "POST", "/projects", { name: o.name, legacy_live_key: Boolean(o.legacyLiveKey) }),
+    ),
   );
 projects.command("list").action(async () => print(await call(target(), "GET", "/projects")));
-projects.command("show <projectId>").action(async (id: string) => print(await call(target(), "GET", `/projects/${id}`)));
+projects
+  .command("show <projectId>")
+  .action(async (id: string) => print(await call(target(), "GET", `/projects/${id}`)));
 projects
   .command("set <projectId>")
   .description("set webhook URLs and default_timezone (pass an empty string to clear a URL)")
@@ -46,15 +52,22 @@ projects
   });
 
 const keys = program.command("keys").description("show or regenerate the live and test keys");
-keys.command("show <projectId>").action(async (id: string) => print(await call(target(), "GET", `/projects/${id}/keys`)));
+keys
+  .command("show <projectId>")
+  .action(async (id: string) => print(await call(target(), "GET", `/projects/${id}/keys`)));
 keys
   .command("regenerate <projectId> <mode>")
   .description("mode is live or test; the old key of that mode stops working at once")
-  .action(async (id: string, mode: string) => print(await call(target(), "POST", `/projects/${id}/keys/${mode}/regenerate`)));
+  .action(async (id: string, mode: string) =>
+    print(await call(target(), "POST", `/projects/${id}/keys/${mode}/regenerate`)),
+  );
 
 const templates = program.command("templates").description("create, update and list templates");
-templates.command("list <projectId>").action(async (id: string) => print(await call(target(), "GET", `/projects/${id}/templates`)));
-const readHtml = (o: { html?: string; htmlFile?: string }) => (o.htmlFile ? fs.readFileSync(o.htmlFile, "utf8") : o.html);
+templates
+  .command("list <projectId>")
+  .action(async (id: string) => print(await call(target(), "GET", `/projects/${id}/templates`)));
+const readHtml = (o: { html?: string; htmlFile?: string }) =>
+  o.htmlFile ? fs.readFileSync(o.htmlFile, "utf8") : o.html;
 templates
   .command("create <projectId>")
   .requiredOption("--name <name>")
@@ -62,8 +75,19 @@ templates
   .option("--html <html>")
   .option("--html-file <path>")
   .option("--text <text>")
-  .action(async (id: string, o: { name: string; subject: string; html?: string; htmlFile?: string; text?: string }) =>
-    print(await call(target(), "POST", `/projects/${id}/templates`, { name: o.name, subject: o.subject, html: readHtml(o), text: o.text })),
+  .action(
+    async (
+      id: string,
+      o: { name: string; subject: string; html?: string; htmlFile?: string; text?: string },
+    ) =>
+      print(
+        await call(target(), "POST", `/projects/${id}/templates`, {
+          name: o.name,
+          subject: o.subject,
+          html: readHtml(o),
+          text: o.text,
+        }),
+      ),
   );
 templates
   .command("update <projectId> <templateId>")
@@ -72,8 +96,20 @@ templates
   .option("--html <html>")
   .option("--html-file <path>")
   .option("--text <text>")
-  .action(async (id: string, tid: string, o: { name?: string; subject?: string; html?: string; htmlFile?: string; text?: string }) =>
-    print(await call(target(), "PUT", `/projects/${id}/templates/${tid}`, { name: o.name, subject: o.subject, html: readHtml(o), text: o.text })),
+  .action(
+    async (
+      id: string,
+      tid: string,
+      o: { name?: string; subject?: string; html?: string; htmlFile?: string; text?: string },
+    ) =>
+      print(
+        await call(target(), "PUT", `/projects/${id}/templates/${tid}`, {
+          name: o.name,
+          subject: o.subject,
+          html: readHtml(o),
+          text: o.text,
+        }),
+      ),
   );
 
 const webhooks = program.command("webhooks").description("client webhook deliveries");
@@ -81,7 +117,13 @@ webhooks
   .command("list <projectId>")
   .option("--status <status>", "pending | succeeded | failed | exhausted | skipped")
   .action(async (id: string, o: { status?: string }) =>
-    print(await call(target(), "GET", `/webhook-deliveries?project_id=${id}${o.status ? `&status=${o.status}` : ""}`)),
+    print(
+      await call(
+        target(),
+        "GET",
+        `/webhook-deliveries?project_id=${id}${o.status ? `&status=${o.status}` : ""}`,
+      ),
+    ),
   );
 webhooks
   .command("redeliver <deliveryId>")

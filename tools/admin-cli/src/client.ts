@@ -7,19 +7,36 @@ export interface AdminTarget {
 }
 
 /** ADMIN_URL / ADMIN_TOKEN from env, else the facts `pnpm start` wrote to .local/demo.json. */
-export function resolveTarget(env: NodeJS.ProcessEnv = process.env, root = path.resolve(__dirname, "../../..")): AdminTarget {
+export function resolveTarget(
+  env: NodeJS.ProcessEnv = process.env,
+  root = path.resolve(__dirname, "../../.."),
+): AdminTarget {
   const demoFile = path.join(root, ".local", "demo.json");
-  const demo = fs.existsSync(demoFile) ? (JSON.parse(fs.readFileSync(demoFile, "utf8")) as Record<string, string>) : {};
-  const url = env.ADMIN_URL ?? (demo.internal_url ? `${demo.internal_url}/admin` : "http://127.0.0.1:3101/admin");
+  const demo = fs.existsSync(demoFile)
+    ? (JSON.parse(fs.readFileSync(demoFile, "utf8")) as Record<string, string>)
+    : {};
+  const url =
+    env.ADMIN_URL ?? (demo.internal_url ? `${demo.internal_url}/admin` : "http://127.0.0.1:3101/admin");
   const token = env.ADMIN_TOKEN ?? demo.admin_token;
-  if (!token) throw new Error("No admin token: set ADMIN_TOKEN or run `pnpm start` first (it writes .local/demo.json).");
+  if (!token)
+    throw new Error(
+      "No admin token: set ADMIN_TOKEN or run `pnpm start` first (it writes .local/demo.json).",
+    );
   return { url: url.replace(/\/$/, ""), token };
 }
 
-export async function call(target: AdminTarget, method: string, route: string, body?: unknown): Promise<unknown> {
+export async function call(
+  target: AdminTarget,
+  method: string,
+  route: string,
+  body?: unknown,
+): Promise<unknown> {
   const res = await fetch(`${target.url}${route}`, {
     method,
-    headers: { Authorization: `Bearer ${target.token}`, ...(body !== undefined ? { "Content-Type": "application/json" } : {}) },
+    headers: {
+      Authorization: `Bearer ${target.token}`,
+      ...(body !== undefined ? { "Content-Type": "application/json" } : {}),
+    },
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
   });
   const text = await res.text();

@@ -6,7 +6,11 @@ import { routeFor, SERVICES, type ServiceSpec } from "./services";
  * The local stand-in for the nginx gateway (no nginx on a bare dev machine): routes only the public path
  * prefixes; internal routes (/send-email, /trigger-*, /admin) are never reachable through it.
  */
-export function startGateway(port: number, services: ServiceSpec[] = SERVICES, host = "127.0.0.1"): Promise<http.Server> {
+export function startGateway(
+  port: number,
+  services: ServiceSpec[] = SERVICES,
+  host = "127.0.0.1",
+): Promise<http.Server> {
   const proxy = httpProxy.createProxyServer({ xfwd: true });
   proxy.on("error", (_err, _req, res) => {
     if (res instanceof http.ServerResponse && !res.headersSent) {

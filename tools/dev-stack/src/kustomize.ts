@@ -2,7 +2,12 @@ import fs from "node:fs";
 import path from "node:path";
 import { parseAllDocuments } from "yaml";
 
-export type K8sObject = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; [k: string]: unknown }; [k: string]: unknown };
+export type K8sObject = {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; [k: string]: unknown };
+  [k: string]: unknown;
+};
 
 interface Kustomization {
   resources?: string[];
@@ -17,7 +22,8 @@ function readDocs(file: string): K8sObject[] {
     .filter((d): d is K8sObject => d !== null);
 }
 
-const isObj = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+const isObj = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
 
 /** Strategic-merge subset: objects merge deeply, lists of named items (containers, ports, env) merge by name. */
 export function strategicMerge(base: unknown, patch: unknown): unknown {
@@ -26,12 +32,17 @@ export function strategicMerge(base: unknown, patch: unknown): unknown {
     for (const [k, v] of Object.entries(patch)) out[k] = k in base ? strategicMerge(base[k], v) : v;
     return out;
   }
-  if (Array.isArray(base) && Array.isArray(patch) && patch.every((p) => isObj(p) && typeof p.name === "string")) {
+  if (
+    Array.isArray(base) &&
+    Array.isArray(patch) &&
+    patch.every((p) => isObj(p) && typeof p.name === "string")
+  ) {
     const out = base.map((b) => {
       const p = patch.find((x) => isObj(b) && (x as { name: string }).name === b.name);
       return p ? strategicMerge(b, p) : b;
     });
-    for (const p of patch) if (!base.some((b) => isObj(b) && b.name === (p as { name: string }).name)) out.push(p);
+    for (const p of patch)
+      if (!base.some((b) => isObj(b) && b.name === (p as { name: string }).name)) out.push(p);
     return out;
   }
   return patch;
@@ -42,7 +53,8 @@ export function strategicMerge(base: unknown, patch: unknown): unknown {
  * images, strategic-merge patches with a kind/name target), so manifests are validated offline in tests.
  */
 export function renderKustomization(dir: string): K8sObject[] {
-  const k = (parseAllDocuments(fs.readFileSync(path.join(dir, "kustomization.yaml"), "utf8"))[0]!.toJS() ?? {}) as Kustomization;
+  const k = (parseAllDocuments(fs.readFileSync(path.join(dir, "kustomization.yaml"), "utf8"))[0]!.toJS() ??
+    {}) as Kustomization;
   let objects: K8sObject[] = [];
   for (const r of k.resources ?? []) {
     const p = path.join(dir, r);
@@ -65,13 +77,16 @@ export function renderKustomization(dir: string): K8sObject[] {
       if (!json(o).includes(`"image":"${img.name}:`) && !json(o).includes(`"image":"${img.name}"`)) return o;
       const replaced = json(o).replace(
         new RegExp(`"image":"${img.name.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}(:[^"]*)?"`, "g"),
-        (_m, tag: string | undefined) => `"image":"${img.newName ?? img.name}${img.newTag ? `:${img.newTag}` : (tag ?? "")}"`,
+        (_m, tag: string | undefined) =>
+          `"image":"${img.newName ?? img.name}${img.newTag ? `:${img.newTag}` : (tag ?? "")}"`,
       );
       return JSON.parse(replaced) as K8sObject;
     });
   }
   if (k.namespace) {
-    objects = objects.map((o) => (o.kind === "Namespace" ? o : { ...o, metadata: { ...o.metadata, namespace: k.namespace } }));
+    objects = objects.map((o) =>
+      o.kind === "Namespace" ? o : { ...o, metadata: { ...o.metadata, namespace: k.namespace } },
+    );
   }
   return objects;
 }

@@ -5,7 +5,13 @@ import S3rver from "s3rver";
 const port = Number(process.env.S3_PORT ?? 4569);
 const directory = process.env.S3_DIR ?? ".local/s3";
 fs.mkdirSync(directory, { recursive: true });
-const server = new S3rver({ port, address: "127.0.0.1", directory, silent: true, configureBuckets: [{ name: "inbound-mail" }, { name: "attachments" }] });
+const server = new S3rver({
+  port,
+  address: "127.0.0.1",
+  directory,
+  silent: true,
+  configureBuckets: [{ name: "inbound-mail" }, { name: "attachments" }],
+});
 server.run().then(
   () => process.stdout.write(`s3rver listening on ${port}\n`),
   (err: unknown) => {

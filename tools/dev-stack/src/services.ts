@@ -31,7 +31,10 @@ export function routeFor(path: string, services = SERVICES): ServiceSpec | undef
   let best: { svc: ServiceSpec; len: number } | undefined;
   for (const svc of services) {
     for (const prefix of svc.publicPrefixes) {
-      if ((path === prefix || path.startsWith(prefix) || path.startsWith(prefix.replace(/\/$/, "") + "?")) && (!best || prefix.length > best.len)) {
+      if (
+        (path === prefix || path.startsWith(prefix) || path.startsWith(prefix.replace(/\/$/, "") + "?")) &&
+        (!best || prefix.length > best.len)
+      ) {
         best = { svc, len: prefix.length };
       }
     }
@@ -42,5 +45,9 @@ export function routeFor(path: string, services = SERVICES): ServiceSpec | undef
 /** The same table shifted by `offset` (a second stack beside the default one). */
 export function withPortOffset(services: ServiceSpec[], offset: number): ServiceSpec[] {
   if (!offset) return services;
-  return services.map((s) => ({ ...s, port: s.port + offset, ...(s.internalPort ? { internalPort: s.internalPort + offset } : {}) }));
+  return services.map((s) => ({
+    ...s,
+    port: s.port + offset,
+    ...(s.internalPort ? { internalPort: s.internalPort + offset } : {}),
+  }));
 }

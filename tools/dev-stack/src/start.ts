@@ -10,7 +10,13 @@ import fs from "node:fs";
 import path from "node:path";
 import { startGateway } from "./gateway";
 import { missingDependencies } from "./preflight";
-import { GATEWAY_PORT as BASE_GATEWAY_PORT, S3_PORT as BASE_S3_PORT, SERVICES as BASE_SERVICES, SIMULATOR_PORT as BASE_SIMULATOR_PORT, withPortOffset } from "./services";
+import {
+  GATEWAY_PORT as BASE_GATEWAY_PORT,
+  S3_PORT as BASE_S3_PORT,
+  SERVICES as BASE_SERVICES,
+  SIMULATOR_PORT as BASE_SIMULATOR_PORT,
+  withPortOffset,
+} from "./services";
 
 const root = path.resolve(__dirname, "../../..");
 // STACK_STATE_DIR and STACK_PORT_OFFSET let a second stack (the end-to-end test) run beside a developer's one.
@@ -64,8 +70,14 @@ function runTs(name: string, file: string, env: NodeJS.ProcessEnv): ChildProcess
 
 function runToEnd(file: string, args: string[], env: NodeJS.ProcessEnv): Promise<void> {
   return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, [tsxCli, file, ...args], { cwd: root, env: { ...process.env, ...env }, stdio: "inherit" });
-    proc.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`${path.basename(file)} exited with ${code}`))));
+    const proc = spawn(process.execPath, [tsxCli, file, ...args], {
+      cwd: root,
+      env: { ...process.env, ...env },
+      stdio: "inherit",
+    });
+    proc.on("exit", (code) =>
+      code === 0 ? resolve() : reject(new Error(`${path.basename(file)} exited with ${code}`)),
+    );
   });
 }
 
@@ -89,7 +101,9 @@ async function stopAll(code: number): Promise<never> {
   log("stopping…");
   for (const c of [...children].reverse()) c.proc.kill("SIGTERM");
   await Promise.race([
-    Promise.all(children.map((c) => new Promise((r) => (c.proc.exitCode !== null ? r(null) : c.proc.once("exit", r))))),
+    Promise.all(
+      children.map((c) => new Promise((r) => (c.proc.exitCode !== null ? r(null) : c.proc.once("exit", r)))),
+    ),
     new Promise((r) => setTimeout(r, 27_000)),
   ]);
   for (const c of children) if (c.proc.exitCode === null) c.proc.kill("SIGKILL");
@@ -100,7 +114,9 @@ async function main(): Promise<void> {
   fs.mkdirSync(logDir, { recursive: true });
   const missing = await missingDependencies();
   if (missing.length) {
-    process.stderr.write(`\nThe local stack needs these services running:\n\n${missing.map((m) => `  - ${m}`).join("\n")}\n\n`);
+    process.stderr.write(
+      `\nThe local stack needs these services running:\n\n${missing.map((m) => `  - ${m}`).join("\n")}\n\n`,
+    );
     process.exit(1);
   }
   const secrets = loadSecrets();
@@ -133,7 +149,10 @@ async function main(): Promise<void> {
   await runToEnd("packages/db/scripts/migrate.ts", ["deploy"], { DATABASE_URL: databaseUrl });
 
   log(`starting s3rver on :${S3_PORT}`);
-  runTs("s3rver", "tools/dev-stack/src/s3rver.ts", { S3_PORT: String(S3_PORT), S3_DIR: path.join(localDir, "s3") });
+  runTs("s3rver", "tools/dev-stack/src/s3rver.ts", {
+    S3_PORT: String(S3_PORT),
+    S3_DIR: path.join(localDir, "s3"),
+  });
 
   log(`starting the provider simulator on :${SIMULATOR_PORT}`);
   runTs("provider-simulator", "tools/provider-simulator/src/main.ts", {
@@ -160,7 +179,9 @@ async function main(): Promise<void> {
   );
   const notReady = results.filter((r) => !r.ok).map((r) => r.s.name);
   if (notReady.length) {
-    log(`not ready after ${readyMs / 1000} s: ${notReady.join(", ")} (logs in ${path.relative(root, logDir)}/)`);
+    log(
+      `not ready after ${readyMs / 1000} s: ${notReady.join(", ")} (logs in ${path.relative(root, logDir)}/)`,
+    );
     await stopAll(1);
   }
 
@@ -211,7 +232,11 @@ async function ensureDemoProject(adminUrl: string, token: string) {
     }
   }
   if (!projectId) {
-    const res = await fetch(`${adminUrl}/projects`, { method: "POST", headers, body: JSON.stringify({ name: "Demo project" }) });
+    const res = await fetch(`${adminUrl}/projects`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ name: "Demo project" }),
+    });
     if (!res.ok) throw new Error(`creating the demo project failed: ${res.status} ${await res.text()}`);
     projectId = ((await res.json()) as { project: { id: string } }).project.id;
     log(`created demo project ${projectId}`);
@@ -223,7 +248,8 @@ async function ensureDemoProject(adminUrl: string, token: string) {
     headers,
     body: JSON.stringify({ email: DEMO_SENDER, name: "Demo Sender" }),
   });
-  if (!senderRes.ok) throw new Error(`adding the demo sender failed: ${senderRes.status} ${await senderRes.text()}`);
+  if (!senderRes.ok)
+    throw new Error(`adding the demo sender failed: ${senderRes.status} ${await senderRes.text()}`);
   const keysRes = await fetch(`${adminUrl}/projects/${projectId}/keys`, { headers });
   const keys = (await keysRes.json()) as { live: { key: string }; test: { key: string } };
   return { projectId, liveKey: keys.live.key, testKey: keys.test.key, senderEmail: DEMO_SENDER };

@@ -18,8 +18,18 @@ describe("docker-compose.yml (validated offline; no Docker engine here)", () => 
   });
 
   it("has the infrastructure, the simulator, the gateway, the migration job and all nine services with healthchecks", () => {
-    const compose = parse(fs.readFileSync(file, "utf8"), { merge: true }) as { services: Record<string, { healthcheck?: unknown; build?: { target?: string; args?: { SERVICE?: string } }; depends_on?: Record<string, { condition: string }> }> };
-    for (const name of ["postgres", "rabbitmq", "redis", "s3", "simulator", "gateway", "migrate"]) expect(compose.services[name]).toBeDefined();
+    const compose = parse(fs.readFileSync(file, "utf8"), { merge: true }) as {
+      services: Record<
+        string,
+        {
+          healthcheck?: unknown;
+          build?: { target?: string; args?: { SERVICE?: string } };
+          depends_on?: Record<string, { condition: string }>;
+        }
+      >;
+    };
+    for (const name of ["postgres", "rabbitmq", "redis", "s3", "simulator", "gateway", "migrate"])
+      expect(compose.services[name]).toBeDefined();
     for (const s of SERVICES) {
       const svc = compose.services[s.name]!;
       expect(svc.healthcheck).toBeDefined();

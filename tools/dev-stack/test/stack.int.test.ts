@@ -25,22 +25,36 @@ let stack: ChildProcess;
 let output = "";
 let demo: Record<string, string>;
 
-async function waitFor<T>(what: string, fn: () => Promise<T | undefined | null | false>, timeoutMs = 60_000): Promise<T> {
+async function waitFor<T>(
+  what: string,
+  fn: () => Promise<T | undefined | null | false>,
+  timeoutMs = 60_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await fn().catch(() => undefined);
     if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n--- stack output ---\n${output.slice(-4000)}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for ${what}\n--- stack output ---\n${output.slice(-4000)}`);
     await new Promise((r) => setTimeout(r, 250));
   }
 }
 
 beforeAll(async () => {
-  stack = spawn(process.execPath, [require.resolve("tsx/cli"), "--conditions=development", "tools/dev-stack/src/start.ts"], {
-    cwd: root,
-    env: { ...process.env, STACK_PORT_OFFSET: String(OFFSET), STACK_STATE_DIR: stateDir, LOG_LEVEL: "warn" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  stack = spawn(
+    process.execPath,
+    [require.resolve("tsx/cli"), "--conditions=development", "tools/dev-stack/src/start.ts"],
+    {
+      cwd: root,
+      env: {
+        ...process.env,
+        STACK_PORT_OFFSET: String(OFFSET),
+        STACK_STATE_DIR: stateDir,
+        LOG_LEVEL: "warn",
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   stack.stdout!.on("data", (d: Buffer) => (output += d.toString()));
   stack.stderr!.on("data", (d: Buffer) => (output += d.toString()));
   const file = path.join(stateDir, "demo.json");
@@ -57,7 +71,16 @@ afterAll(async () => {
 
 describe("pnpm start", () => {
   it("writes .local/demo.json with every fact and prints the base URL and keys", () => {
-    for (const k of ["base_url", "internal_url", "admin_token", "project_id", "live_key", "test_key", "sender_email", "simulator_url"]) {
+    for (const k of [
+      "base_url",
+      "internal_url",
+      "admin_token",
+      "project_id",
+      "live_key",
+      "test_key",
+      "sender_email",
+      "simulator_url",
+    ]) {
       expect(demo[k]).toBeTruthy();
     }
     expect(demo.live_key).toMatch(/^sk_live_/);
@@ -83,7 +106,12 @@ describe("pnpm start", () => {
   });
 
   it("the simulator takes an SDK SendEmail and posts a Bounce for bounce@ whose SNS signature verifies", async () => {
-    const ses = createSesClient({ region: "us-east-1", endpoint: demo.simulator_url, accessKeyId: "x", secretAccessKey: "x" });
+    const ses = createSesClient({
+      region: "us-east-1",
+      endpoint: demo.simulator_url,
+      accessKeyId: "x",
+      secretAccessKey: "x",
+    });
     const sent = await ses.send(
       new SendEmailCommand({
         FromEmailAddress: demo.sender_email,
@@ -95,12 +123,16 @@ describe("pnpm start", () => {
     const verifier = createSnsVerifier({ allowedCertHosts: /^127\.0\.0\.1$/, allowHttpCertUrls: true });
     const bounce = await waitFor("the bounce notification", async () => {
       const res = await fetch(`${demo.simulator_url}/_sim/notifications?messageId=${sent.MessageId}`);
-      const body = (await res.json()) as { notifications: { eventType: string; body: Record<string, string> }[] };
+      const body = (await res.json()) as {
+        notifications: { eventType: string; body: Record<string, string> }[];
+      };
       // signed once posted to notification-ingest
       return body.notifications.find((n) => n.eventType === "Bounce" && n.body.Signature)?.body;
     });
     await expect(verifier.verify(bounce)).resolves.toBeUndefined();
-    await expect(verifier.verify({ ...bounce, Message: bounce.Message!.replace("Bounce", "Delivery") })).rejects.toThrow();
+    await expect(
+      verifier.verify({ ...bounce, Message: bounce.Message!.replace("Bounce", "Delivery") }),
+    ).rejects.toThrow();
   });
 
   it("sends an email end to end: API → worker → provider → notification → status → signed client webhook", async () => {
@@ -143,7 +175,10 @@ describe("pnpm start", () => {
       await db.connect();
       try {
         const activity = await waitFor("the activity to be delivered", async () => {
-          const r = await db.query("SELECT id, status, is_test, delivered_at FROM activities WHERE email_message_id = $1", [sent.email_id]);
+          const r = await db.query(
+            "SELECT id, status, is_test, delivered_at FROM activities WHERE email_message_id = $1",
+            [sent.email_id],
+          );
           return r.rows[0]?.status === "delivered" ? r.rows[0] : undefined;
         });
         expect(activity.is_test).toBe(true);
@@ -153,7 +188,9 @@ describe("pnpm start", () => {
           const r = await fetch(`${demo.simulator_url}/_sim/messages?to=success@simulator.amazonaws.com`);
           const body = (await r.json()) as { messages: { raw: string }[] };
           // undo quoted-printable soft breaks before looking for the pixel
-          return body.messages.map((m) => m.raw.replace(/=\r?\n/g, "").replace(/=3D/g, "=")).find((raw) => raw.includes(`/t/o/${activity.id}`));
+          return body.messages
+            .map((m) => m.raw.replace(/=\r?\n/g, "").replace(/=3D/g, "="))
+            .find((raw) => raw.includes(`/t/o/${activity.id}`));
         });
         expect(mime).toMatch(/^Reply-To: "Demo Sender" <r-[a-z0-9]{8}@inbound\.localhost>$/m);
         expect(mime).toContain("Hi Ada");
@@ -164,17 +201,28 @@ describe("pnpm start", () => {
         const expected = createHmac("sha256", demo.test_key!).update(delivered.body).digest("hex");
         expect(delivered.headers["x-svc-signature"]).toBe(`sha256=${expected}`);
         expect(delivered.headers["user-agent"]).toBe("Service-Webhook/1.0");
-        expect(JSON.parse(delivered.body)).toMatchObject({ event: "email.delivered", is_test: true, data: { activity_id: activity.id } });
+        expect(JSON.parse(delivered.body)).toMatchObject({
+          event: "email.delivered",
+          is_test: true,
+          data: { activity_id: activity.id },
+        });
 
         // the admin API re-sends a stored delivery (as for one that exhausted its attempts): same id, same body
-        const stored = await db.query("SELECT id FROM webhook_deliveries WHERE event_id = $1", [delivered.headers["webhook-id"]]);
-        const redeliver = await fetch(`${demo.internal_url}/admin/webhook-deliveries/${stored.rows[0].id}/redeliver`, {
-          method: "POST",
-          headers: { Authorization: `Bearer ${demo.admin_token}` },
-        });
+        const stored = await db.query("SELECT id FROM webhook_deliveries WHERE event_id = $1", [
+          delivered.headers["webhook-id"],
+        ]);
+        const redeliver = await fetch(
+          `${demo.internal_url}/admin/webhook-deliveries/${stored.rows[0].id}/redeliver`,
+          {
+            method: "POST",
+            headers: { Authorization: `Bearer ${demo.admin_token}` },
+          },
+        );
         expect(redeliver.status).toBe(200);
-        const again = await waitFor("the re-sent webhook", async () =>
-          received.filter((r) => r.headers["webhook-id"] === delivered.headers["webhook-id"]).length === 2,
+        const again = await waitFor(
+          "the re-sent webhook",
+          async () =>
+            received.filter((r) => r.headers["webhook-id"] === delivered.headers["webhook-id"]).length === 2,
         );
         expect(again).toBe(true);
       } finally {

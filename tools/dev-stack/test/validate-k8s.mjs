@@ -2,10 +2,12 @@
 // reads a JSON array of manifests on stdin, prints a JSON array of errors (empty = all valid).
 import * as models from "kubernetes-models";
 
-const input = JSON.parse(await new Promise((resolve) => {
-  let s = "";
-  process.stdin.on("data", (d) => (s += d)).on("end", () => resolve(s));
-}));
+const input = JSON.parse(
+  await new Promise((resolve) => {
+    let s = "";
+    process.stdin.on("data", (d) => (s += d)).on("end", () => resolve(s));
+  }),
+);
 const errors = [];
 for (const o of input) {
   const group = o.apiVersion.includes("/") ? o.apiVersion : "v1";

@@ -20,7 +20,8 @@ export function parseDomain(input: unknown): DomainName | null {
   const ascii = domainToASCII(raw);
   if (!ascii || ascii.length > 253) return null;
   const labels = ascii.split(".");
-  if (labels.length < 2 || !labels.every((l) => LABEL.test(l)) || /^\d+$/.test(labels[labels.length - 1]!)) return null;
+  if (labels.length < 2 || !labels.every((l) => LABEL.test(l)) || /^\d+$/.test(labels[labels.length - 1]!))
+    return null;
   return { ascii, unicode: domainToUnicode(ascii) || ascii };
 }
 

@@ -21,7 +21,13 @@ function senderOnDomain(email: string, ascii: string): boolean {
 }
 
 async function storedRecords(db: Db, projectId: string, domainId: string) {
-  const r = await db.pool.query<{ type: string; name: string; value: string; purpose: string; verified: boolean | null }>(
+  const r = await db.pool.query<{
+    type: string;
+    name: string;
+    value: string;
+    purpose: string;
+    verified: boolean | null;
+  }>(
     "SELECT type, name, value, purpose, verified FROM dns_records WHERE project_id = $1 AND domain_id = $2 ORDER BY position",
     [projectId, domainId],
   );
@@ -39,12 +45,18 @@ export function domainsRouter(deps: DomainRoutesDeps): Router {
     const domainIn = str(body.domain);
     const senderName = str(body.sender_name);
     const senderEmail = str(body.sender_email)?.toLowerCase();
-    if (!domainIn || !senderName || !senderEmail) throw new AppError(ErrorCode.VALIDATION, "domain, sender_name and sender_email are required");
+    if (!domainIn || !senderName || !senderEmail)
+      throw new AppError(ErrorCode.VALIDATION, "domain, sender_name and sender_email are required");
     const name = parseDomain(domainIn);
     if (!name) throw new AppError(ErrorCode.VALIDATION, "Invalid domain format");
-    if (!senderOnDomain(senderEmail, name.ascii)) throw new AppError(ErrorCode.VALIDATION, `sender_email must be an address @${name.unicode}`);
-    const exists = await db.pool.query("SELECT 1 FROM domain_identities WHERE project_id = $1 AND active_domain = $2", [projectId, name.ascii]);
-    if (exists.rowCount) throw new AppError(ErrorCode.CONFLICT, `Domain ${name.unicode} is already registered in this project`);
+    if (!senderOnDomain(senderEmail, name.ascii))
+      throw new AppError(ErrorCode.VALIDATION, `sender_email must be an address @${name.unicode}`);
+    const exists = await db.pool.query(
+      "SELECT 1 FROM domain_identities WHERE project_id = $1 AND active_domain = $2",
+      [projectId, name.ascii],
+    );
+    if (exists.rowCount)
+      throw new AppError(ErrorCode.CONFLICT, `Domain ${name.unicode} is already registered in this project`);
 
     let identity: { verificationToken: string; dkimTokens: string[] };
     try {
@@ -52,9 +64,16 @@ export function domainsRouter(deps: DomainRoutesDeps): Router {
       await provider.setMailFrom(name.ascii, `bounce.${name.ascii}`);
     } catch (err) {
       deps.logger.error({ err, domain: name.ascii }, "provider refused the domain identity");
-      throw new AppError(ErrorCode.INTERNAL, "Failed to register the domain with the email provider", { cause: err });
+      throw new AppError(ErrorCode.INTERNAL, "Failed to register the domain with the email provider", {
+        cause: err,
+      });
     }
-    const records = buildDnsRecords({ asciiDomain: name.ascii, verificationToken: identity.verificationToken, dkimTokens: identity.dkimTokens, region: provider.region });
+    const records = buildDnsRecords({
+      asciiDomain: name.ascii,
+      verificationToken: identity.verificationToken,
+      dkimTokens: identity.dkimTokens,
+      region: provider.region,
+    });
     const domainId = randomUUID();
     const externalKey = str(body.external_key);
     try {
@@ -62,12 +81,29 @@ export function domainsRouter(deps: DomainRoutesDeps): Router {
         await c.query(
           `INSERT INTO domain_identities (id, project_id, domain, domain_unicode, status, verification_token, dkim_tokens, mail_from_domain, external_key, active_domain, updated_at)
            VALUES ($1, $2, $3, $4, 'pending', $5, $6, $7, $8, $3, now())`,
-          [domainId, projectId, name.ascii, name.unicode, identity.verificationToken, identity.dkimTokens, `bounce.${name.ascii}`, externalKey],
+          [
+            domainId,
+            projectId,
+            name.ascii,
+            name.unicode,
+            identity.verificationToken,
+            identity.dkimTokens,
+            `bounce.${name.ascii}`,
+            externalKey,
+          ],
         );
         await c.query(
           `INSERT INTO dns_records (id, project_id, domain_id, position, type, name, value, purpose)
            SELECT gen_random_uuid(), $1, $2, p, t, n, v, pu FROM unnest($3::int[], $4::text[], $5::text[], $6::text[], $7::text[]) AS x(p, t, n, v, pu)`,
-          [projectId, domainId, records.map((_, i) => i), records.map((x) => x.type), records.map((x) => x.name), records.map((x) => x.value), records.map((x) => x.purpose)],
+          [
+            projectId,
+            domainId,
+            records.map((_, i) => i),
+            records.map((x) => x.type),
+            records.map((x) => x.name),
+            records.map((x) => x.value),
+            records.map((x) => x.purpose),
+          ],
         );
         await c.query(
           `INSERT INTO sender_profiles (id, project_id, domain_id, sender_name, sender_email, external_key, active, updated_at)
@@ -77,7 +113,11 @@ export function domainsRouter(deps: DomainRoutesDeps): Router {
         );
       });
     } catch (err) {
-      if ((err as { code?: string }).code === "23505") throw new AppError(ErrorCode.CONFLICT, `Domain ${name.unicode} is already registered in this project`);
+      if ((err as { code?: string }).code === "23505")
+        throw new AppError(
+          ErrorCode.CONFLICT,
+          `Domain ${name.unicode} is already registered in this project`,
+        );
       throw err;
     }
     res.status(201).json({
@@ -101,7 +141,13 @@ export function domainsRouter(deps: DomainRoutesDeps): Router {
         status: d.status,
         can_send: canSend(d),
         created_at: d.created_at.toISOString(),
-        sender: sender ? { sender_name: sender.sender_name, sender_email: sender.sender_email, reply_email: sender.reply_email } : null,
+        sender: sender
+          ? {
+              sender_name: sender.sender_name,
+              sender_email: sender.sender_email,
+              reply_email: sender.reply_email,
+            }
+          : null,
       },
     });
   });
@@ -109,7 +155,11 @@ export function domainsRouter(deps: DomainRoutesDeps): Router {
   r.get("/domains/:domain/dns-records", async (req, res) => {
     const { projectId } = getAuth(res);
     const d = await findDomain(db, projectId, req.params.domain);
-    res.json({ success: true, domain: d.domain_unicode, dns_records: await storedRecords(db, projectId, d.id) });
+    res.json({
+      success: true,
+      domain: d.domain_unicode,
+      dns_records: await storedRecords(db, projectId, d.id),
+    });
   });
 
   r.post("/domains/:domain/verify", async (req, res) => {
@@ -119,7 +169,9 @@ export function domainsRouter(deps: DomainRoutesDeps): Router {
     try {
       id = await provider.get(d.domain);
     } catch (err) {
-      throw new AppError(ErrorCode.PROVIDER_ERROR, "Failed to check the domain with the email provider", { cause: err });
+      throw new AppError(ErrorCode.PROVIDER_ERROR, "Failed to check the domain with the email provider", {
+        cause: err,
+      });
     }
     const v = {
       domainVerified: id.verificationStatus === "SUCCESS",
@@ -140,14 +192,26 @@ export function domainsRouter(deps: DomainRoutesDeps): Router {
         `UPDATE dns_records SET verified = CASE purpose WHEN 'ses_verification' THEN $2::boolean WHEN 'dkim' THEN $3::boolean WHEN 'return_path' THEN $4::boolean
                                  WHEN 'spf' THEN $4::boolean ELSE verified END
           WHERE domain_id = $1`,
-        [d.id, recordState(v.domainVerified, id.verificationStatus), recordState(v.dkimVerified, id.dkimStatus), recordState(v.mailFromVerified, id.mailFromStatus)],
+        [
+          d.id,
+          recordState(v.domainVerified, id.verificationStatus),
+          recordState(v.dkimVerified, id.dkimStatus),
+          recordState(v.mailFromVerified, id.mailFromStatus),
+        ],
       );
-      await c.query("UPDATE sender_profiles SET domain_authenticated = $3, updated_at = now() WHERE project_id = $1 AND domain_id = $2", [projectId, d.id, send]);
+      await c.query(
+        "UPDATE sender_profiles SET domain_authenticated = $3, updated_at = now() WHERE project_id = $1 AND domain_id = $2",
+        [projectId, d.id, send],
+      );
     });
     res.json({
       success: true,
       domain: d.domain_unicode,
-      verification: { domain_verified: v.domainVerified, dkim_verified: v.dkimVerified, mail_from_verified: v.mailFromVerified },
+      verification: {
+        domain_verified: v.domainVerified,
+        dkim_verified: v.dkimVerified,
+        mail_from_verified: v.mailFromVerified,
+      },
       can_send: send,
       message: send
         ? v.mailFromVerified
@@ -184,13 +248,25 @@ export function domainsRouter(deps: DomainRoutesDeps): Router {
     try {
       await provider.delete(d.domain);
     } catch (err) {
-      throw new AppError(ErrorCode.PROVIDER_ERROR, "Failed to remove the domain at the email provider", { cause: err });
+      throw new AppError(ErrorCode.PROVIDER_ERROR, "Failed to remove the domain at the email provider", {
+        cause: err,
+      });
     }
     await withTransaction(db.pool, async (c) => {
-      await c.query("UPDATE domain_identities SET deleted_at = now(), active_domain = NULL, updated_at = now() WHERE id = $1", [d.id]);
-      await c.query("UPDATE sender_profiles SET active = false, domain_authenticated = false, updated_at = now() WHERE project_id = $1 AND domain_id = $2", [projectId, d.id]);
+      await c.query(
+        "UPDATE domain_identities SET deleted_at = now(), active_domain = NULL, updated_at = now() WHERE id = $1",
+        [d.id],
+      );
+      await c.query(
+        "UPDATE sender_profiles SET active = false, domain_authenticated = false, updated_at = now() WHERE project_id = $1 AND domain_id = $2",
+        [projectId, d.id],
+      );
     });
-    res.json({ success: true, domain: d.domain_unicode, message: "Domain removed from the email provider; register it again to reuse it." });
+    res.json({
+      success: true,
+      domain: d.domain_unicode,
+      message: "Domain removed from the email provider; register it again to reuse it.",
+    });
   });
 
   r.put("/domains/:domain/sender", async (req, res) => {
@@ -199,12 +275,18 @@ export function domainsRouter(deps: DomainRoutesDeps): Router {
     const senderName = str(body.sender_name);
     const senderEmail = str(body.sender_email)?.toLowerCase();
     const replyEmail = str(body.reply_email);
-    if (!senderName || !senderEmail) throw new AppError(ErrorCode.VALIDATION, "sender_name and sender_email are required");
+    if (!senderName || !senderEmail)
+      throw new AppError(ErrorCode.VALIDATION, "sender_name and sender_email are required");
     const d = await findDomain(db, projectId, req.params.domain);
-    if (!senderOnDomain(senderEmail, d.domain)) throw new AppError(ErrorCode.VALIDATION, `sender_email must end in @${d.domain_unicode}`);
-    if (replyEmail && !isEmail(replyEmail)) throw new AppError(ErrorCode.VALIDATION, "reply_email must be an email address");
+    if (!senderOnDomain(senderEmail, d.domain))
+      throw new AppError(ErrorCode.VALIDATION, `sender_email must end in @${d.domain_unicode}`);
+    if (replyEmail && !isEmail(replyEmail))
+      throw new AppError(ErrorCode.VALIDATION, "reply_email must be an email address");
     await withTransaction(db.pool, async (c) => {
-      await c.query("UPDATE sender_profiles SET active = false, updated_at = now() WHERE project_id = $1 AND domain_id = $2 AND sender_email <> $3", [projectId, d.id, senderEmail]);
+      await c.query(
+        "UPDATE sender_profiles SET active = false, updated_at = now() WHERE project_id = $1 AND domain_id = $2 AND sender_email <> $3",
+        [projectId, d.id, senderEmail],
+      );
       await c.query(
         `INSERT INTO sender_profiles (id, project_id, domain_id, sender_name, sender_email, reply_email, active, domain_authenticated, updated_at)
          VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, true, $6, now())
@@ -212,7 +294,11 @@ export function domainsRouter(deps: DomainRoutesDeps): Router {
         [projectId, d.id, senderName, senderEmail, replyEmail, canSend(d)],
       );
     });
-    res.json({ success: true, domain: d.domain_unicode, sender: { sender_name: senderName, sender_email: senderEmail, reply_email: replyEmail } });
+    res.json({
+      success: true,
+      domain: d.domain_unicode,
+      sender: { sender_name: senderName, sender_email: senderEmail, reply_email: replyEmail },
+    });
   });
 
   return r;

@@ -26,11 +26,21 @@ const profileView = (p: ProfileRow) => ({
   domain_authenticated: p.domain_authenticated,
 });
 
-async function findIdentity(db: Db, projectId: string, email: string): Promise<{ identity: IdentityRow; profile: ProfileRow | null }> {
-  const r = await db.pool.query<IdentityRow>("SELECT * FROM email_identities WHERE project_id = $1 AND sender_email = $2", [projectId, email]);
+async function findIdentity(
+  db: Db,
+  projectId: string,
+  email: string,
+): Promise<{ identity: IdentityRow; profile: ProfileRow | null }> {
+  const r = await db.pool.query<IdentityRow>(
+    "SELECT * FROM email_identities WHERE project_id = $1 AND sender_email = $2",
+    [projectId, email],
+  );
   const identity = r.rows[0];
   if (!identity) throw new AppError(ErrorCode.NOT_FOUND, `${email} is not registered in this project`);
-  const p = await db.pool.query<ProfileRow>("SELECT * FROM sender_profiles WHERE project_id = $1 AND sender_email = $2", [projectId, email]);
+  const p = await db.pool.query<ProfileRow>(
+    "SELECT * FROM sender_profiles WHERE project_id = $1 AND sender_email = $2",
+    [projectId, email],
+  );
   return { identity, profile: p.rows[0] ?? null };
 }
 
@@ -52,14 +62,21 @@ export function verifyEmailRouter(deps: { db: Db; provider: IdentityProvider }):
     const body = (req.body ?? {}) as Record<string, unknown>;
     const email = typeof body.sender_email === "string" ? body.sender_email.trim().toLowerCase() : "";
     const name = typeof body.sender_name === "string" ? body.sender_name.trim() : "";
-    if (!email || !name) throw new AppError(ErrorCode.VALIDATION, "sender_email and sender_name are required");
+    if (!email || !name)
+      throw new AppError(ErrorCode.VALIDATION, "sender_email and sender_name are required");
     if (!isEmail(email)) throw new AppError(ErrorCode.VALIDATION, "sender_email must be an email address");
-    const exists = await db.pool.query("SELECT 1 FROM email_identities WHERE project_id = $1 AND sender_email = $2", [projectId, email]);
-    if (exists.rowCount) throw new AppError(ErrorCode.CONFLICT, `${email} is already registered in this project`);
+    const exists = await db.pool.query(
+      "SELECT 1 FROM email_identities WHERE project_id = $1 AND sender_email = $2",
+      [projectId, email],
+    );
+    if (exists.rowCount)
+      throw new AppError(ErrorCode.CONFLICT, `${email} is already registered in this project`);
     try {
       await provider.createEmail(email);
     } catch (err) {
-      throw new AppError(ErrorCode.PROVIDER_ERROR, "Failed to start verification with the email provider", { cause: err });
+      throw new AppError(ErrorCode.PROVIDER_ERROR, "Failed to start verification with the email provider", {
+        cause: err,
+      });
     }
     const externalKey = typeof body.external_key === "string" ? body.external_key : null;
     const { identity, profile } = await withTransaction(db.pool, async (c) => {
@@ -83,7 +100,12 @@ export function verifyEmailRouter(deps: { db: Db; provider: IdentityProvider }):
       sender_email: email,
       verification_status: "pending",
       sender_profile_id: profile.id,
-      sender: { from_name: v.from_name, from_email: v.from_email, email_verified: v.email_verified, domain_authenticated: v.domain_authenticated },
+      sender: {
+        from_name: v.from_name,
+        from_email: v.from_email,
+        email_verified: v.email_verified,
+        domain_authenticated: v.domain_authenticated,
+      },
       message: `A verification email was sent to ${email}. Follow its link, then check GET /domains/verify-email/status?email=${email}.`,
     });
   });
@@ -96,11 +118,21 @@ export function verifyEmailRouter(deps: { db: Db; provider: IdentityProvider }):
     try {
       live = await provider.get(email);
     } catch (err) {
-      throw new AppError(ErrorCode.PROVIDER_ERROR, "Failed to check the address with the email provider", { cause: err });
+      throw new AppError(ErrorCode.PROVIDER_ERROR, "Failed to check the address with the email provider", {
+        cause: err,
+      });
     }
-    const status = live.verificationStatus === "SUCCESS" ? "verified" : live.verificationStatus === "FAILED" ? "failed" : "pending";
+    const status =
+      live.verificationStatus === "SUCCESS"
+        ? "verified"
+        : live.verificationStatus === "FAILED"
+          ? "failed"
+          : "pending";
     const updated = await withTransaction(db.pool, async (c) => {
-      await c.query("UPDATE email_identities SET verification_status = $2, updated_at = now() WHERE id = $1", [identity.id, status]);
+      await c.query(
+        "UPDATE email_identities SET verification_status = $2, updated_at = now() WHERE id = $1",
+        [identity.id, status],
+      );
       const p = await c.query<ProfileRow>(
         "UPDATE sender_profiles SET email_verified = $3, updated_at = now() WHERE project_id = $1 AND sender_email = $2 RETURNING *",
         [projectId, email, status === "verified"],
@@ -130,7 +162,10 @@ export function verifyEmailRouter(deps: { db: Db; provider: IdentityProvider }):
     } catch (err) {
       throw new AppError(ErrorCode.PROVIDER_ERROR, "Failed to resend the verification email", { cause: err });
     }
-    await db.pool.query("UPDATE email_identities SET verification_status = 'pending', updated_at = now() WHERE project_id = $1 AND sender_email = $2", [projectId, email]);
+    await db.pool.query(
+      "UPDATE email_identities SET verification_status = 'pending', updated_at = now() WHERE project_id = $1 AND sender_email = $2",
+      [projectId, email],
+    );
     res.json({ success: true, message: `Verification email sent again to ${email}`, sender_email: email });
   });
 
@@ -141,12 +176,23 @@ export function verifyEmailRouter(deps: { db: Db; provider: IdentityProvider }):
     try {
       await provider.delete(email);
     } catch (err) {
-      throw new AppError(ErrorCode.PROVIDER_ERROR, "Failed to remove the address at the email provider", { cause: err });
+      throw new AppError(ErrorCode.PROVIDER_ERROR, "Failed to remove the address at the email provider", {
+        cause: err,
+      });
     }
     await withTransaction(db.pool, async (c) => {
-      await c.query("DELETE FROM email_identities WHERE project_id = $1 AND sender_email = $2", [projectId, email]);
-      await c.query("DELETE FROM sender_profiles WHERE project_id = $1 AND sender_email = $2 AND domain_id IS NULL", [projectId, email]);
-      await c.query("UPDATE sender_profiles SET email_verified = false, updated_at = now() WHERE project_id = $1 AND sender_email = $2", [projectId, email]);
+      await c.query("DELETE FROM email_identities WHERE project_id = $1 AND sender_email = $2", [
+        projectId,
+        email,
+      ]);
+      await c.query(
+        "DELETE FROM sender_profiles WHERE project_id = $1 AND sender_email = $2 AND domain_id IS NULL",
+        [projectId, email],
+      );
+      await c.query(
+        "UPDATE sender_profiles SET email_verified = false, updated_at = now() WHERE project_id = $1 AND sender_email = $2",
+        [projectId, email],
+      );
     });
     res.json({ success: true, sender_email: email, message: `${email} and its sender profile were removed` });
   });

@@ -19,7 +19,12 @@ export interface DomainRow {
 export async function findDomain(db: Db, projectId: string, param: string): Promise<DomainRow> {
   const name = parseDomain(param);
   const row = name
-    ? (await db.pool.query<DomainRow>("SELECT * FROM domain_identities WHERE project_id = $1 AND active_domain = $2", [projectId, name.ascii])).rows[0]
+    ? (
+        await db.pool.query<DomainRow>(
+          "SELECT * FROM domain_identities WHERE project_id = $1 AND active_domain = $2",
+          [projectId, name.ascii],
+        )
+      ).rows[0]
     : undefined;
   if (!row) throw new AppError(ErrorCode.NOT_FOUND, "Domain not found in this project");
   return row;
@@ -33,4 +38,5 @@ export async function domainSender(db: Db, projectId: string, domainId: string) 
   return r.rows[0] ?? null;
 }
 
-export const canSend = (d: Pick<DomainRow, "domain_verified" | "dkim_verified">) => d.domain_verified && d.dkim_verified;
+export const canSend = (d: Pick<DomainRow, "domain_verified" | "dkim_verified">) =>
+  d.domain_verified && d.dkim_verified;

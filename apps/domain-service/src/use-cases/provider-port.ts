@@ -16,7 +16,12 @@ export interface IdentityProvider {
   region: string;
   createDomain(domain: string): Promise<{ verificationToken: string; dkimTokens: string[] }>;
   setMailFrom(domain: string, mailFromDomain: string): Promise<void>;
-  get(identity: string): Promise<{ verificationStatus: string; dkimStatus: string; mailFromStatus: string; verifiedForSending: boolean }>;
+  get(identity: string): Promise<{
+    verificationStatus: string;
+    dkimStatus: string;
+    mailFromStatus: string;
+    verifiedForSending: boolean;
+  }>;
   delete(identity: string): Promise<void>;
   createEmail(email: string): Promise<void>;
 }
@@ -31,7 +36,10 @@ export function sesIdentityProvider(ses: Ses, region: string): IdentityProvider 
         const r = await createDomainIdentity(ses, domain);
         // SES v2 verifies domains through Easy DKIM and returns no TXT token; the `_amazonses` record then
         // carries a random token of ours (harmless, and the record set stays the seven of spec 4.10).
-        return { verificationToken: r.verificationToken ?? randomBytes(32).toString("base64"), dkimTokens: r.dkimTokens };
+        return {
+          verificationToken: r.verificationToken ?? randomBytes(32).toString("base64"),
+          dkimTokens: r.dkimTokens,
+        };
       } catch (err) {
         if (!isAlreadyExists(err)) throw err;
         // Registered again after a delete, or by this account before: reuse the provider's identity.

@@ -17,6 +17,7 @@ export function notificationConsumer(deps: { db: Db; logger: Logger; kickOutbox:
     }
     const result = await applyNotification(deps.db, envelope.payload.notificationId, event);
     if (result === "applied") deps.kickOutbox();
-    if (result === "unknown-activity") throw new RetryableError(`no activity for provider message ${event.mail.messageId}`);
+    if (result === "unknown-activity")
+      throw new RetryableError(`no activity for provider message ${event.mail.messageId}`);
   };
 }

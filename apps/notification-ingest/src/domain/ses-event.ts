@@ -3,19 +3,36 @@ export interface SesEvent {
   eventType?: string;
   notificationType?: string;
   mail: { messageId: string; timestamp?: string; destination?: string[]; tags?: Record<string, string[]> };
-  bounce?: { bounceType?: string; bounceSubType?: string; timestamp?: string; bouncedRecipients?: { emailAddress: string; diagnosticCode?: string }[] };
-  complaint?: { timestamp?: string; complaintFeedbackType?: string; complainedRecipients?: { emailAddress: string }[] };
+  bounce?: {
+    bounceType?: string;
+    bounceSubType?: string;
+    timestamp?: string;
+    bouncedRecipients?: { emailAddress: string; diagnosticCode?: string }[];
+  };
+  complaint?: {
+    timestamp?: string;
+    complaintFeedbackType?: string;
+    complainedRecipients?: { emailAddress: string }[];
+  };
   delivery?: { timestamp?: string; recipients?: string[] };
   reject?: { reason?: string };
   deliveryDelay?: { timestamp?: string; delayType?: string };
 }
 
 /** Spec 4.9 mapping: provider event → stored event type, client event, and the status it moves to. */
-export const EVENT_MAP: Record<string, { stored: string; clientEvent: string | null; status: string | null; at: string | null }> = {
+export const EVENT_MAP: Record<
+  string,
+  { stored: string; clientEvent: string | null; status: string | null; at: string | null }
+> = {
   Send: { stored: "sent", clientEvent: null, status: null, at: null }, // email.sent comes from the send-worker
   Delivery: { stored: "delivered", clientEvent: "email.delivered", status: "delivered", at: "delivered_at" },
   Bounce: { stored: "bounce", clientEvent: "email.bounced", status: "bounced", at: "bounced_at" },
-  Complaint: { stored: "complaint", clientEvent: "email.complained", status: "complained", at: "complained_at" },
+  Complaint: {
+    stored: "complaint",
+    clientEvent: "email.complained",
+    status: "complained",
+    at: "complained_at",
+  },
   Reject: { stored: "reject", clientEvent: "email.rejected", status: null, at: null },
   DeliveryDelay: { stored: "delivery_delay", clientEvent: "email.delivery_delayed", status: null, at: null },
 };
@@ -34,7 +51,12 @@ export const ALLOWED_FROM: Record<string, string[]> = {
 };
 
 export function eventTimestamp(e: SesEvent): Date {
-  const t = e.delivery?.timestamp ?? e.bounce?.timestamp ?? e.complaint?.timestamp ?? e.deliveryDelay?.timestamp ?? e.mail.timestamp;
+  const t =
+    e.delivery?.timestamp ??
+    e.bounce?.timestamp ??
+    e.complaint?.timestamp ??
+    e.deliveryDelay?.timestamp ??
+    e.mail.timestamp;
   const d = t ? new Date(t) : new Date();
   return Number.isNaN(d.getTime()) ? new Date() : d;
 }
@@ -46,11 +68,20 @@ export function eventDetails(e: SesEvent): Record<string, unknown> | undefined {
       bounce: {
         type: e.bounce.bounceType ?? null,
         sub_type: e.bounce.bounceSubType ?? null,
-        recipients: (e.bounce.bouncedRecipients ?? []).map((r) => ({ email: r.emailAddress, diagnostic: r.diagnosticCode ?? null })),
+        recipients: (e.bounce.bouncedRecipients ?? []).map((r) => ({
+          email: r.emailAddress,
+          diagnostic: r.diagnosticCode ?? null,
+        })),
       },
     };
   }
-  if (e.complaint) return { complaint: { feedback_type: e.complaint.complaintFeedbackType ?? null, recipients: (e.complaint.complainedRecipients ?? []).map((r) => r.emailAddress) } };
+  if (e.complaint)
+    return {
+      complaint: {
+        feedback_type: e.complaint.complaintFeedbackType ?? null,
+        recipients: (e.complaint.complainedRecipients ?? []).map((r) => r.emailAddress),
+      },
+    };
   if (e.reject) return { reject: { reason: e.reject.reason ?? null } };
   if (e.deliveryDelay) return { delivery_delay: { type: e.deliveryDelay.delayType ?? null } };
   return undefined;

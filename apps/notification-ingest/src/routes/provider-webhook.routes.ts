@@ -32,7 +32,8 @@ export function providerWebhookRouter(deps: ProviderWebhookDeps): Router {
     let msg: Record<string, unknown>;
     try {
       msg = JSON.parse(typeof req.body === "string" ? req.body : "") as Record<string, unknown>;
-      if (!msg || typeof msg !== "object" || typeof msg.Type !== "string") throw new Error("not an SNS message");
+      if (!msg || typeof msg !== "object" || typeof msg.Type !== "string")
+        throw new Error("not an SNS message");
     } catch {
       res.status(400).json({ success: false, error: "Invalid JSON" });
       return;
@@ -40,7 +41,10 @@ export function providerWebhookRouter(deps: ProviderWebhookDeps): Router {
     try {
       await deps.verify(msg);
     } catch (err) {
-      deps.logger.warn({ reason: err instanceof SnsVerificationError ? err.reason : String(err) }, "refused SNS message");
+      deps.logger.warn(
+        { reason: err instanceof SnsVerificationError ? err.reason : String(err) },
+        "refused SNS message",
+      );
       res.status(403).json({ success: false, error: "Invalid SNS signature" });
       return;
     }

@@ -19,7 +19,9 @@ export interface TrackingDeps {
  */
 export function mountTracking(app: Express, deps: TrackingDeps): void {
   const record = (id: string, kind: "open" | "click", url?: string) => {
-    deps.record(id, kind, url).catch((err: unknown) => deps.logger.error({ err, activityId: id, kind }, "tracking hit not recorded"));
+    deps
+      .record(id, kind, url)
+      .catch((err: unknown) => deps.logger.error({ err, activityId: id, kind }, "tracking hit not recorded"));
   };
   app.get("/t/o/:activityId", (req: Request<{ activityId: string }>, res: Response) => {
     res.writeHead(200, {

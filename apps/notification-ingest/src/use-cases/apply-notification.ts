@@ -17,7 +17,13 @@ export async function applyNotification(db: Db, snsMessageId: string, event: Ses
   const tagged = event.mail.tags?.activity_id?.[0];
   return withTransaction(db.pool, async (client) => {
     // By provider message id, else by the activity_id tag the send-worker set (its answer may not be stored yet).
-    const found = await client.query<{ id: string; project_id: string | null; is_test: boolean; recipient: string; status: string }>(
+    const found = await client.query<{
+      id: string;
+      project_id: string | null;
+      is_test: boolean;
+      recipient: string;
+      status: string;
+    }>(
       `SELECT id, project_id, is_test, recipient, status FROM activities
         WHERE provider_message_id = $1 OR ($2::uuid IS NOT NULL AND id = $2::uuid)
         ORDER BY (provider_message_id = $1) DESC NULLS LAST LIMIT 1 FOR UPDATE`,
@@ -52,7 +58,12 @@ export async function applyNotification(db: Db, snsMessageId: string, event: Ses
       );
     }
     // Hard bounces and complaints suppress the recipient; a soft (Transient) bounce does not.
-    const suppress = type === "Complaint" ? "complaint" : type === "Bounce" && event.bounce?.bounceType === "Permanent" ? "bounce" : null;
+    const suppress =
+      type === "Complaint"
+        ? "complaint"
+        : type === "Bounce" && event.bounce?.bounceType === "Permanent"
+          ? "bounce"
+          : null;
     if (suppress && a.project_id) {
       await client.query(
         `INSERT INTO suppressions (id, project_id, email, reason, source_activity_id) VALUES (gen_random_uuid(), $1, $2, $3, $4)
@@ -64,10 +75,19 @@ export async function applyNotification(db: Db, snsMessageId: string, event: Ses
       const details = eventDetails(event);
       const envelope = makeEnvelope(
         map.clientEvent as RoutingKey as "email.delivered",
-        { activityId: a.id, projectId: a.project_id, isTest: a.is_test, occurredAt: at.toISOString(), eventRecordId, ...(details ? { details } : {}) },
+        {
+          activityId: a.id,
+          projectId: a.project_id,
+          isTest: a.is_test,
+          occurredAt: at.toISOString(),
+          eventRecordId,
+          ...(details ? { details } : {}),
+        },
         { projectId: a.project_id, causationId: snsMessageId },
       );
-      await insertOutboxRows(client, [{ exchange: Exchanges.emailEvents, routingKey: map.clientEvent, payload: envelope }]);
+      await insertOutboxRows(client, [
+        { exchange: Exchanges.emailEvents, routingKey: map.clientEvent, payload: envelope },
+      ]);
     }
     return "applied";
   });

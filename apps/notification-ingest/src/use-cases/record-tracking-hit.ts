@@ -7,12 +7,18 @@ import { insertOutboxRows, withTransaction, type Db } from "@emailsvc/db";
  * client event. A click on an email with no recorded open also counts as its first open (the image may have
  * been blocked). Unknown activity ids record nothing.
  */
-export async function recordTrackingHit(db: Db, activityId: string, kind: "open" | "click", url?: string): Promise<boolean> {
+export async function recordTrackingHit(
+  db: Db,
+  activityId: string,
+  kind: "open" | "click",
+  url?: string,
+): Promise<boolean> {
   return withTransaction(db.pool, async (client) => {
-    const a = await client.query<{ project_id: string | null; is_test: boolean; opened_first_at: Date | null }>(
-      "SELECT project_id, is_test, opened_first_at FROM activities WHERE id = $1",
-      [activityId],
-    );
+    const a = await client.query<{
+      project_id: string | null;
+      is_test: boolean;
+      opened_first_at: Date | null;
+    }>("SELECT project_id, is_test, opened_first_at FROM activities WHERE id = $1", [activityId]);
     const row = a.rows[0];
     if (!row) return false;
     const now = new Date();
@@ -22,7 +28,14 @@ export async function recordTrackingHit(db: Db, activityId: string, kind: "open"
       const ev = await client.query<{ id: string }>(
         `INSERT INTO email_events (id, project_id, activity_id, type, is_test, occurred_at, payload)
          VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6) RETURNING id`,
-        [row.project_id, activityId, k, row.is_test, now, k === "click" && url ? JSON.stringify({ url }) : null],
+        [
+          row.project_id,
+          activityId,
+          k,
+          row.is_test,
+          now,
+          k === "click" && url ? JSON.stringify({ url }) : null,
+        ],
       );
       const col = k === "open" ? "opened_first_at" : "clicked_first_at";
       const to = k === "open" ? "opened" : "clicked";
@@ -36,7 +49,14 @@ export async function recordTrackingHit(db: Db, activityId: string, kind: "open"
         const type = k === "open" ? "email.opened" : "email.clicked";
         const envelope = makeEnvelope(
           type,
-          { activityId, projectId: row.project_id, isTest: row.is_test, occurredAt: now.toISOString(), eventRecordId: ev.rows[0]!.id, ...(k === "click" && url ? { details: { url } } : {}) },
+          {
+            activityId,
+            projectId: row.project_id,
+            isTest: row.is_test,
+            occurredAt: now.toISOString(),
+            eventRecordId: ev.rows[0]!.id,
+            ...(k === "click" && url ? { details: { url } } : {}),
+          },
           { projectId: row.project_id },
         );
         outbox.push({ exchange: Exchanges.emailEvents, routingKey: type, payload: envelope });

@@ -1,11 +1,6 @@
 import { Router } from "express";
 import { AppError, ErrorCode, parseInput } from "@emailsvc/http";
-import {
-  createProject,
-  decryptSecret,
-  regenerateApiKey,
-  type Db,
-} from "@emailsvc/db";
+import { createProject, decryptSecret, regenerateApiKey, type Db } from "@emailsvc/db";
 import { z } from "zod";
 import { Exchanges, makeEnvelope } from "@emailsvc/contracts";
 import { insertOutboxRows } from "@emailsvc/db";
@@ -51,13 +46,17 @@ function settingsData(body: z.output<typeof updateProjectSchema>) {
     ...(body.webhook_url !== undefined ? { webhookUrl: body.webhook_url } : {}),
     ...(body.webhook_url_dev !== undefined ? { webhookUrlDev: body.webhook_url_dev } : {}),
     ...(body.inbound_webhook_url !== undefined ? { inboundWebhookUrl: body.inbound_webhook_url } : {}),
-    ...(body.inbound_webhook_url_dev !== undefined ? { inboundWebhookUrlDev: body.inbound_webhook_url_dev } : {}),
+    ...(body.inbound_webhook_url_dev !== undefined
+      ? { inboundWebhookUrlDev: body.inbound_webhook_url_dev }
+      : {}),
     ...(body.default_timezone !== undefined ? { defaultTimezone: body.default_timezone } : {}),
   };
 }
 
 async function findProject(db: Db, projectId: string): Promise<ProjectRow> {
-  const p = uuid.safeParse(projectId).success ? await db.prisma.project.findUnique({ where: { id: projectId } }) : null;
+  const p = uuid.safeParse(projectId).success
+    ? await db.prisma.project.findUnique({ where: { id: projectId } })
+    : null;
   if (!p) throw new AppError(ErrorCode.NOT_FOUND, "Project not found");
   return p;
 }
@@ -98,7 +97,10 @@ export function adminRouter(deps: AdminDeps): Router {
   r.patch("/projects/:projectId", async (req, res) => {
     const body = parseInput(updateProjectSchema, req.body);
     await findProject(db, req.params.projectId);
-    const p = await db.prisma.project.update({ where: { id: req.params.projectId }, data: settingsData(body) });
+    const p = await db.prisma.project.update({
+      where: { id: req.params.projectId },
+      data: settingsData(body),
+    });
     res.json({ success: true, project: projectView(p) });
   });
 
@@ -109,7 +111,11 @@ export function adminRouter(deps: AdminDeps): Router {
     const view = (mode: "live" | "test") => {
       const k = keys.find((x) => x.mode === mode);
       return k
-        ? { key: decryptSecret(k.keyCiphertext, deps.encryptionKey), prefix: k.prefix, created_at: k.createdAt.toISOString() }
+        ? {
+            key: decryptSecret(k.keyCiphertext, deps.encryptionKey),
+            prefix: k.prefix,
+            created_at: k.createdAt.toISOString(),
+          }
         : null;
     };
     res.json({ success: true, project_id: project.id, live: view("live"), test: view("test") });
@@ -125,7 +131,10 @@ export function adminRouter(deps: AdminDeps): Router {
 
   r.get("/projects/:projectId/templates", async (req, res) => {
     const project = await findProject(db, req.params.projectId);
-    const rows = await db.prisma.template.findMany({ where: { projectId: project.id }, orderBy: { internalId: "asc" } });
+    const rows = await db.prisma.template.findMany({
+      where: { projectId: project.id },
+      orderBy: { internalId: "asc" },
+    });
     res.json({ success: true, templates: rows.map(templateView) });
   });
 
@@ -140,7 +149,14 @@ export function adminRouter(deps: AdminDeps): Router {
         select: { templateSeq: true },
       });
       return tx.template.create({
-        data: { projectId: project.id, internalId: templateSeq, name: body.name, subject: body.subject, html: body.html, text: body.text ?? null },
+        data: {
+          projectId: project.id,
+          internalId: templateSeq,
+          name: body.name,
+          subject: body.subject,
+          html: body.html,
+          text: body.text ?? null,
+        },
       });
     });
     res.status(201).json({ success: true, template: templateView(template) });
@@ -164,12 +180,23 @@ export function adminRouter(deps: AdminDeps): Router {
     const project = await findProject(db, req.params.projectId);
     const sender = await db.prisma.senderProfile.upsert({
       where: { projectId_senderEmail: { projectId: project.id, senderEmail: body.email } },
-      create: { projectId: project.id, senderEmail: body.email, senderName: body.name, emailVerified: true, active: true },
+      create: {
+        projectId: project.id,
+        senderEmail: body.email,
+        senderName: body.name,
+        emailVerified: true,
+        active: true,
+      },
       update: { senderName: body.name, emailVerified: true, active: true },
     });
     res.status(201).json({
       success: true,
-      sender: { id: sender.id, sender_email: sender.senderEmail, sender_name: sender.senderName, email_verified: sender.emailVerified },
+      sender: {
+        id: sender.id,
+        sender_email: sender.senderEmail,
+        sender_name: sender.senderName,
+        email_verified: sender.emailVerified,
+      },
     });
   });
 
@@ -178,15 +205,33 @@ export function adminRouter(deps: AdminDeps): Router {
   r.post("/webhook-deliveries/:deliveryId/redeliver", async (req, res) => {
     const id = req.params.deliveryId;
     const row = uuid.safeParse(id).success
-      ? (await db.pool.query<{ event_id: string; event: string; project_id: string; body: string; is_test: boolean }>(
-          "UPDATE webhook_deliveries SET status = 'pending', attempts = 0, updated_at = now() WHERE id = $1 RETURNING event_id, event, project_id, body, is_test",
-          [id],
-        )).rows[0]
+      ? (
+          await db.pool.query<{
+            event_id: string;
+            event: string;
+            project_id: string;
+            body: string;
+            is_test: boolean;
+          }>(
+            "UPDATE webhook_deliveries SET status = 'pending', attempts = 0, updated_at = now() WHERE id = $1 RETURNING event_id, event, project_id, body, is_test",
+            [id],
+          )
+        ).rows[0]
       : undefined;
     if (!row) throw new AppError(ErrorCode.NOT_FOUND, "Webhook delivery not found");
     const activityId = (JSON.parse(row.body) as { data?: { activity_id?: string } }).data?.activity_id ?? "";
-    const envelope = { ...makeEnvelope("email.delivered", { activityId, projectId: row.project_id, isTest: row.is_test }, { projectId: row.project_id }), id: row.event_id, type: row.event };
-    await insertOutboxRows(db.pool, [{ exchange: Exchanges.emailEvents, routingKey: row.event, payload: envelope }]);
+    const envelope = {
+      ...makeEnvelope(
+        "email.delivered",
+        { activityId, projectId: row.project_id, isTest: row.is_test },
+        { projectId: row.project_id },
+      ),
+      id: row.event_id,
+      type: row.event,
+    };
+    await insertOutboxRows(db.pool, [
+      { exchange: Exchanges.emailEvents, routingKey: row.event, payload: envelope },
+    ]);
     deps.kickOutbox?.();
     res.json({ success: true, delivery_id: id, status: "pending" });
   });

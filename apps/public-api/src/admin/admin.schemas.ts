@@ -27,7 +27,9 @@ export const createProjectSchema = projectSettingsSchema.extend({
   legacy_live_key: z.boolean().optional(),
 });
 
-export const updateProjectSchema = projectSettingsSchema.extend({ name: z.string().trim().min(1).max(200).optional() });
+export const updateProjectSchema = projectSettingsSchema.extend({
+  name: z.string().trim().min(1).max(200).optional(),
+});
 
 export const keyModeSchema = z.enum(["live", "test"]);
 

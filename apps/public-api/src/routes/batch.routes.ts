@@ -9,7 +9,12 @@ import type { SendDeps } from "../use-cases/send-deps";
 /** A full batch (12,500 recipients with data) is several MB: this route alone gets a large body limit. */
 export const BATCH_BODY_LIMIT = "12mb";
 
-export function batchRouter(deps: { send: SendDeps; lookupApiKey: ApiKeyLookup; idempotencyStore: IdempotencyStore; logger: Logger }): Router {
+export function batchRouter(deps: {
+  send: SendDeps;
+  lookupApiKey: ApiKeyLookup;
+  idempotencyStore: IdempotencyStore;
+  logger: Logger;
+}): Router {
   const r = Router();
   r.post(
     "/v1/send-batch",
@@ -17,7 +22,11 @@ export function batchRouter(deps: { send: SendDeps; lookupApiKey: ApiKeyLookup; 
     express.json({ limit: BATCH_BODY_LIMIT }),
     idempotency({ store: deps.idempotencyStore, logger: deps.logger }),
     async (req: Request, res) => {
-      const out = await acceptBatch(deps.send, { auth: getAuth(res), idempotency: idempotencyOf(res), correlationId: (req as { id?: string }).id }, req.body);
+      const out = await acceptBatch(
+        deps.send,
+        { auth: getAuth(res), idempotency: idempotencyOf(res), correlationId: (req as { id?: string }).id },
+        req.body,
+      );
       if (out.replayed) return sendReplay(res, out);
       res.status(out.status).json(out.body);
     },

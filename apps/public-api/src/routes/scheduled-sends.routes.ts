@@ -27,7 +27,12 @@ export function scheduledSendsRouter(deps: { db: Db; lookupApiKey: ApiKeyLookup 
 
   async function find(projectId: string, id: string): Promise<Row> {
     const row = UUID.test(id)
-      ? (await deps.db.pool.query<Row>("SELECT * FROM scheduled_sends WHERE id = $1 AND project_id = $2", [id, projectId])).rows[0]
+      ? (
+          await deps.db.pool.query<Row>("SELECT * FROM scheduled_sends WHERE id = $1 AND project_id = $2", [
+            id,
+            projectId,
+          ])
+        ).rows[0]
       : undefined;
     if (!row) throw new AppError(ErrorCode.NOT_FOUND, "Scheduled send not found");
     return row;
@@ -62,12 +67,19 @@ export function scheduledSendsRouter(deps: { db: Db; lookupApiKey: ApiKeyLookup 
         [row.id, projectId],
       );
       if (!up.rowCount) return null;
-      const acts = await c.query("UPDATE activities SET status = 'cancelled', updated_at = now() WHERE scheduled_send_id = $1 AND status = 'scheduled'", [row.id]);
+      const acts = await c.query(
+        "UPDATE activities SET status = 'cancelled', updated_at = now() WHERE scheduled_send_id = $1 AND status = 'scheduled'",
+        [row.id],
+      );
       return acts.rowCount ?? 0;
     });
     if (cancelled === null) {
       const now = await find(projectId, row.id);
-      throw new AppError(ErrorCode.CONFLICT, `Scheduled send cannot be cancelled: it is already ${now.status}`, { extra: { status: now.status } });
+      throw new AppError(
+        ErrorCode.CONFLICT,
+        `Scheduled send cannot be cancelled: it is already ${now.status}`,
+        { extra: { status: now.status } },
+      );
     }
     res.json({ success: true, scheduled_send_id: row.id, status: "cancelled", cancelled_emails: cancelled });
   });

@@ -6,7 +6,13 @@ import { assertSenderVerified } from "../domain/check-sender-verified";
 import { parseSchedule, ScheduleError } from "../domain/scheduling/parse-schedule";
 import type { IdempotencyContext } from "../idempotency/idempotency.middleware";
 import { loadTemplate } from "../repos/template.repo";
-import { claimIdempotencyKey, countUsage, existingIdempotentResponse, IdempotencyConflict, insertReplyTokens } from "./accept-send";
+import {
+  claimIdempotencyKey,
+  countUsage,
+  existingIdempotentResponse,
+  IdempotencyConflict,
+  insertReplyTokens,
+} from "./accept-send";
 import type { SendDeps, SendOutcome } from "./send-deps";
 
 export const MAX_BATCH = 12_500;
@@ -30,20 +36,24 @@ function validate(body: Record<string, unknown>) {
   if (!templateId && !present(body.subject)) throw bad("subject or templateId is required");
   if (!templateId && !present(body.html)) throw bad("html or templateId is required");
   const list = body.recipients;
-  if (!Array.isArray(list) || list.length === 0) throw bad("recipients array is required and must not be empty");
+  if (!Array.isArray(list) || list.length === 0)
+    throw bad("recipients array is required and must not be empty");
   if (list.length > MAX_BATCH) throw bad(`Too many recipients: ${list.length}. Maximum is 12,500 per batch.`);
   const recipients: Recipient[] = new Array(list.length);
   for (let i = 0; i < list.length; i++) {
     const r = list[i] as { email?: unknown; data?: unknown } | null;
     const email = r && typeof r === "object" && typeof r.email === "string" ? r.email.trim() : "";
     if (!email) throw bad(`recipients[${i}].email is required`);
-    if (email.length > 254 || !EMAIL.test(email)) throw bad(`recipients[${i}].email is not a valid email address`);
+    if (email.length > 254 || !EMAIL.test(email))
+      throw bad(`recipients[${i}].email is not a valid email address`);
     const data = r!.data;
-    if (data !== undefined && data !== null && (typeof data !== "object" || Array.isArray(data))) throw bad(`recipients[${i}].data must be an object`);
+    if (data !== undefined && data !== null && (typeof data !== "object" || Array.isArray(data)))
+      throw bad(`recipients[${i}].data must be an object`);
     recipients[i] = { email: email.toLowerCase(), data: (data as Record<string, unknown>) ?? {} };
   }
   for (const f of ["senderName", "email_type", "scheduled_at"] as const) {
-    if (body[f] !== undefined && body[f] !== null && typeof body[f] !== "string") throw bad(`${f} must be a string`);
+    if (body[f] !== undefined && body[f] !== null && typeof body[f] !== "string")
+      throw bad(`${f} must be a string`);
   }
   if (templateId && !UUID.test(templateId)) throw bad("templateId must be a template UUID");
   return {
@@ -68,18 +78,35 @@ function validate(body: Record<string, unknown>) {
  */
 export async function acceptBatch(
   deps: SendDeps,
-  ctx: { auth: AuthContext; idempotency?: IdempotencyContext | undefined; correlationId?: string | undefined },
+  ctx: {
+    auth: AuthContext;
+    idempotency?: IdempotencyContext | undefined;
+    correlationId?: string | undefined;
+  },
   rawBody: unknown,
 ): Promise<SendOutcome> {
-  const body = validate(rawBody && typeof rawBody === "object" && !Array.isArray(rawBody) ? (rawBody as Record<string, unknown>) : {});
+  const body = validate(
+    rawBody && typeof rawBody === "object" && !Array.isArray(rawBody)
+      ? (rawBody as Record<string, unknown>)
+      : {},
+  );
   const { projectId, mode } = ctx.auth;
   const isTest = mode === "test";
 
   let schedule: ReturnType<typeof parseSchedule> | null = null;
   if (body.scheduledAt) {
-    const tz = (await deps.db.pool.query<{ default_timezone: string | null }>("SELECT default_timezone FROM projects WHERE id = $1", [projectId])).rows[0];
+    const tz = (
+      await deps.db.pool.query<{ default_timezone: string | null }>(
+        "SELECT default_timezone FROM projects WHERE id = $1",
+        [projectId],
+      )
+    ).rows[0];
     try {
-      schedule = parseSchedule({ scheduledAt: body.scheduledAt, defaultTimezone: tz?.default_timezone ?? null, now: new Date() });
+      schedule = parseSchedule({
+        scheduledAt: body.scheduledAt,
+        defaultTimezone: tz?.default_timezone ?? null,
+        now: new Date(),
+      });
     } catch (err) {
       if (err instanceof ScheduleError) throw bad(err.message);
       throw err;
@@ -99,9 +126,12 @@ export async function acceptBatch(
 
   const emails = body.recipients.map((r) => r.email);
   const suppressed = new Map(
-    (await deps.db.pool.query<{ email: string; reason: string }>("SELECT email, reason FROM suppressions WHERE project_id = $1 AND email = ANY($2::text[])", [projectId, emails])).rows.map(
-      (r) => [r.email, r.reason],
-    ),
+    (
+      await deps.db.pool.query<{ email: string; reason: string }>(
+        "SELECT email, reason FROM suppressions WHERE project_id = $1 AND email = ANY($2::text[])",
+        [projectId, emails],
+      )
+    ).rows.map((r) => [r.email, r.reason]),
   );
   const batchId = randomUUID();
   const emailMessageId = randomUUID();
@@ -129,23 +159,54 @@ export async function acceptBatch(
 
   try {
     await withTransaction(deps.db.pool, async (c) => {
-      if (ctx.idempotency) await claimIdempotencyKey(c, projectId, { ...ctx.idempotency, response }, emailMessageId);
+      if (ctx.idempotency)
+        await claimIdempotencyKey(c, projectId, { ...ctx.idempotency, response }, emailMessageId);
       await c.query(
         `INSERT INTO batches (id, project_id, is_test, total, queued, status, email_type, template_id, scheduled_for)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-        [batchId, projectId, isTest, body.recipients.length, sendable.length, schedule ? "scheduled" : "queued", body.emailType, body.templateId, schedule?.instant ?? null],
+        [
+          batchId,
+          projectId,
+          isTest,
+          body.recipients.length,
+          sendable.length,
+          schedule ? "scheduled" : "queued",
+          body.emailType,
+          body.templateId,
+          schedule?.instant ?? null,
+        ],
       );
       await c.query(
         `INSERT INTO email_messages (id, project_id, is_test, source, email_type, from_email, from_name, subject, html, text, template_id, batch_id)
          VALUES ($1, $2, $3, 'batch', $4, $5, $6, $7, $8, $9, $10, $11)`,
-        [emailMessageId, projectId, isTest, body.emailType, body.sender, body.senderName, subject, html, text, body.templateId, batchId],
+        [
+          emailMessageId,
+          projectId,
+          isTest,
+          body.emailType,
+          body.sender,
+          body.senderName,
+          subject,
+          html,
+          text,
+          body.templateId,
+          batchId,
+        ],
       );
       if (!sendable.length) return;
       if (schedule) {
         await c.query(
           `INSERT INTO scheduled_sends (id, project_id, status, scheduled_for, timezone, local_time, request, batch_id, updated_at)
            VALUES ($1, $2, 'scheduled', $3, $4, $5, $6, $7, now())`,
-          [scheduledSendId, projectId, schedule.instant, schedule.timezone, schedule.local, JSON.stringify({ scheduled_at: body.scheduledAt }), batchId],
+          [
+            scheduledSendId,
+            projectId,
+            schedule.instant,
+            schedule.timezone,
+            schedule.local,
+            JSON.stringify({ scheduled_at: body.scheduledAt }),
+            batchId,
+          ],
         );
       }
       const ids = sendable.map((s) => s.id);
@@ -153,21 +214,46 @@ export async function acceptBatch(
       await c.query(
         `INSERT INTO activities (id, project_id, email_message_id, batch_id, scheduled_send_id, is_test, email_type, recipient, data, status, reply_token)
          SELECT a, $1, $2, $3, $4, $5, $6, r, d, $7, t FROM unnest($8::uuid[], $9::text[], $10::jsonb[], $11::text[]) AS x(a, r, d, t)`,
-        [projectId, emailMessageId, batchId, scheduledSendId, isTest, body.emailType, schedule ? "scheduled" : "queued", ids, sendable.map((s) => s.email), sendable.map((s) => JSON.stringify(s.data)), tokens],
+        [
+          projectId,
+          emailMessageId,
+          batchId,
+          scheduledSendId,
+          isTest,
+          body.emailType,
+          schedule ? "scheduled" : "queued",
+          ids,
+          sendable.map((s) => s.email),
+          sendable.map((s) => JSON.stringify(s.data)),
+          tokens,
+        ],
       );
       if (!isTest) await countUsage(c, projectId, sendable.length);
       if (!schedule) {
         const rows = [];
         for (let i = 0; i < ids.length; i += IDS_PER_MESSAGE) {
-          const envelope = makeEnvelope(RoutingKeys.emailSendRequested, { activityIds: ids.slice(i, i + IDS_PER_MESSAGE) }, { projectId, ...(ctx.correlationId ? { correlationId: ctx.correlationId } : {}) });
-          rows.push({ exchange: Exchanges.emailCommands, routingKey: RoutingKeys.emailSendRequested, payload: envelope });
+          const envelope = makeEnvelope(
+            RoutingKeys.emailSendRequested,
+            { activityIds: ids.slice(i, i + IDS_PER_MESSAGE) },
+            { projectId, ...(ctx.correlationId ? { correlationId: ctx.correlationId } : {}) },
+          );
+          rows.push({
+            exchange: Exchanges.emailCommands,
+            routingKey: RoutingKeys.emailSendRequested,
+            payload: envelope,
+          });
         }
         await insertOutboxRows(c, rows);
       }
     });
   } catch (err) {
     if (err instanceof IdempotencyConflict && ctx.idempotency) {
-      const r = await existingIdempotentResponse(deps.db, projectId, ctx.idempotency.key, ctx.idempotency.fingerprint);
+      const r = await existingIdempotentResponse(
+        deps.db,
+        projectId,
+        ctx.idempotency.key,
+        ctx.idempotency.fingerprint,
+      );
       if (r.kind === "replay") return { ...r.response, replayed: true };
     }
     if (err instanceof AppError) throw err;

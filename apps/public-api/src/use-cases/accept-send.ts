@@ -207,7 +207,14 @@ export async function acceptSend(db: Db, input: AcceptSendInput): Promise<Accept
         await client.query(
           `INSERT INTO scheduled_sends (id, project_id, status, scheduled_for, timezone, local_time, request, updated_at)
            VALUES ($1, $2, 'scheduled', $3, $4, $5, $6, now())`,
-          [input.scheduled.id, projectId, input.scheduled.scheduledFor, input.scheduled.timezone, input.scheduled.localTime, JSON.stringify(input.scheduled.request)],
+          [
+            input.scheduled.id,
+            projectId,
+            input.scheduled.scheduledFor,
+            input.scheduled.timezone,
+            input.scheduled.localTime,
+            JSON.stringify(input.scheduled.request),
+          ],
         );
       }
       const tokens =

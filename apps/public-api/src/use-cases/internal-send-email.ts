@@ -63,7 +63,9 @@ export async function internalSendEmail(
   const body = parseBody(internalSendEmailBody, raw);
   const checked = checkAttachments(body.attachments ?? []);
   const projectId = await resolveProject(deps, ctx.projectHeader);
-  const schedule = isMissing(raw.scheduled_at) ? null : await readSchedule(deps, projectId, raw.scheduled_at, raw.timezone);
+  const schedule = isMissing(raw.scheduled_at)
+    ? null
+    : await readSchedule(deps, projectId, raw.scheduled_at, raw.timezone);
   const scheduledSendId = schedule ? randomUUID() : null;
   const isPlatform = ctx.source?.trim().toLowerCase() === "platform";
 
@@ -125,7 +127,15 @@ export async function internalSendEmail(
     enqueue: false,
     ...(ctx.correlationId ? { correlationId: ctx.correlationId } : {}),
     ...(schedule
-      ? { scheduled: { id: scheduledSendId!, scheduledFor: schedule.instant, timezone: schedule.timezone, localTime: schedule.local, request: { scheduled_at: raw.scheduled_at, timezone: raw.timezone ?? null } } }
+      ? {
+          scheduled: {
+            id: scheduledSendId!,
+            scheduledFor: schedule.instant,
+            timezone: schedule.timezone,
+            localTime: schedule.local,
+            request: { scheduled_at: raw.scheduled_at, timezone: raw.timezone ?? null },
+          },
+        }
       : {}),
   });
   if (accepted.kind !== "accepted") throw new Error("unreachable: internal sends carry no idempotency key");
@@ -145,16 +155,40 @@ export async function internalSendEmail(
 }
 
 /** Spec 4.5: `scheduled_at` + `timezone` (default: the project's default_timezone, else UTC); 400 names the field. */
-async function readSchedule(deps: SendDeps, projectId: string | null, scheduledAt: unknown, timezone: unknown): Promise<Schedule> {
-  if (typeof scheduledAt !== "string") throw new AppError(ErrorCode.VALIDATION, "Invalid scheduled_at: must be a string");
-  if (timezone !== undefined && timezone !== null && typeof timezone !== "string" && typeof timezone !== "number") {
-    throw new AppError(ErrorCode.VALIDATION, "Invalid timezone: must be an IANA name, an offset string or a number of hours");
+async function readSchedule(
+  deps: SendDeps,
+  projectId: string | null,
+  scheduledAt: unknown,
+  timezone: unknown,
+): Promise<Schedule> {
+  if (typeof scheduledAt !== "string")
+    throw new AppError(ErrorCode.VALIDATION, "Invalid scheduled_at: must be a string");
+  if (
+    timezone !== undefined &&
+    timezone !== null &&
+    typeof timezone !== "string" &&
+    typeof timezone !== "number"
+  ) {
+    throw new AppError(
+      ErrorCode.VALIDATION,
+      "Invalid timezone: must be an IANA name, an offset string or a number of hours",
+    );
   }
   const defaultTimezone = projectId
-    ? ((await deps.db.pool.query<{ default_timezone: string | null }>("SELECT default_timezone FROM projects WHERE id = $1", [projectId])).rows[0]?.default_timezone ?? null)
+    ? ((
+        await deps.db.pool.query<{ default_timezone: string | null }>(
+          "SELECT default_timezone FROM projects WHERE id = $1",
+          [projectId],
+        )
+      ).rows[0]?.default_timezone ?? null)
     : null;
   try {
-    return parseSchedule({ scheduledAt, timezone: (timezone as string | number | null | undefined) ?? null, defaultTimezone, now: new Date() });
+    return parseSchedule({
+      scheduledAt,
+      timezone: (timezone as string | number | null | undefined) ?? null,
+      defaultTimezone,
+      now: new Date(),
+    });
   } catch (err) {
     if (err instanceof ScheduleError) throw new AppError(ErrorCode.VALIDATION, err.message);
     throw err;

@@ -40,7 +40,11 @@ export async function dispatchDueSends(opts: DispatchOptions): Promise<DispatchR
       return { scheduledSends: 0, activities: 0 };
     }
     const ids = claimed.rows.map((r) => r.id);
-    const activities = await client.query<{ id: string; scheduled_send_id: string; project_id: string | null }>(
+    const activities = await client.query<{
+      id: string;
+      scheduled_send_id: string;
+      project_id: string | null;
+    }>(
       `UPDATE activities SET status = 'queued', updated_at = now()
         WHERE scheduled_send_id = ANY($1::uuid[]) AND status = 'scheduled'
         RETURNING id, scheduled_send_id, project_id`,
@@ -51,18 +55,32 @@ export async function dispatchDueSends(opts: DispatchOptions): Promise<DispatchR
     for (const row of claimed.rows) {
       const mine = activities.rows.filter((a) => a.scheduled_send_id === row.id).map((a) => a.id);
       for (let i = 0; i < mine.length; i += chunk) {
-        const envelope = makeEnvelope(RoutingKeys.emailSendRequested, { activityIds: mine.slice(i, i + chunk) }, {
-          projectId: row.project_id,
-          causationId: row.id,
+        const envelope = makeEnvelope(
+          RoutingKeys.emailSendRequested,
+          { activityIds: mine.slice(i, i + chunk) },
+          {
+            projectId: row.project_id,
+            causationId: row.id,
+          },
+        );
+        outbox.push({
+          id: randomUUID(),
+          exchange: Exchanges.emailCommands,
+          routingKey: RoutingKeys.emailSendRequested,
+          payload: envelope,
         });
-        outbox.push({ id: randomUUID(), exchange: Exchanges.emailCommands, routingKey: RoutingKeys.emailSendRequested, payload: envelope });
       }
     }
     if (outbox.length) {
       await client.query(
         `INSERT INTO outbox_messages (id, exchange, routing_key, payload)
          SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::jsonb[])`,
-        [outbox.map((o) => o.id), outbox.map((o) => o.exchange), outbox.map((o) => o.routingKey), outbox.map((o) => JSON.stringify(o.payload))],
+        [
+          outbox.map((o) => o.id),
+          outbox.map((o) => o.exchange),
+          outbox.map((o) => o.routingKey),
+          outbox.map((o) => JSON.stringify(o.payload)),
+        ],
       );
     }
     await client.query(
@@ -104,6 +122,8 @@ export async function settleHandedOffSends(pool: Pool): Promise<number> {
 
 /** When the next scheduled send is due (to wake up early instead of waiting a whole interval). */
 export async function nextDueAt(pool: Pool): Promise<Date | null> {
-  const res = await pool.query<{ next: Date | null }>(`SELECT min(scheduled_for) AS next FROM scheduled_sends WHERE status = 'scheduled'`);
+  const res = await pool.query<{ next: Date | null }>(
+    `SELECT min(scheduled_for) AS next FROM scheduled_sends WHERE status = 'scheduled'`,
+  );
   return res.rows[0]?.next ?? null;
 }

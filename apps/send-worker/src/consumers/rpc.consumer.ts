@@ -12,14 +12,26 @@ export function rpcConsumer(deps: SendActivityDeps) {
     for (let attempt = 1; ; attempt++) {
       const o = await sendActivity(deps, activityId);
       if (o.kind === "sent") return { activityId, status: "sent", providerMessageId: o.providerMessageId };
-      if (o.kind === "skipped") return { activityId, status: "skipped", error: "Activity is not waiting to be sent", errorKind: "permanent" };
-      if (o.kind === "failed") return { activityId, status: "failed", error: o.reason, errorKind: "provider" };
+      if (o.kind === "skipped")
+        return {
+          activityId,
+          status: "skipped",
+          error: "Activity is not waiting to be sent",
+          errorKind: "permanent",
+        };
+      if (o.kind === "failed")
+        return { activityId, status: "failed", error: o.reason, errorKind: "provider" };
       if (o.reason === "throttle" && attempt < 3) {
         await new Promise((r) => setTimeout(r, 300 * attempt));
         continue;
       }
       await failReleased(deps, activityId, o.message);
-      return { activityId, status: "failed", error: o.message, errorKind: o.timeout ? "timeout" : "provider" };
+      return {
+        activityId,
+        status: "failed",
+        error: o.message,
+        errorKind: o.timeout ? "timeout" : "provider",
+      };
     }
   };
 }

@@ -15,8 +15,11 @@ type Payload = { activityIds: string[] } | { activityId: string };
  */
 export function sendConsumer(deps: SendActivityDeps, run: <T>(fn: () => Promise<T>) => Promise<T>) {
   return async (envelope: Envelope<Payload>, ctx: MessageContext): Promise<void> => {
-    const ids = "activityIds" in envelope.payload ? envelope.payload.activityIds : [envelope.payload.activityId];
-    const outcomes = await Promise.all(ids.map((id) => run(() => sendActivity(deps, id)).then((o) => ({ id, o }))));
+    const ids =
+      "activityIds" in envelope.payload ? envelope.payload.activityIds : [envelope.payload.activityId];
+    const outcomes = await Promise.all(
+      ids.map((id) => run(() => sendActivity(deps, id)).then((o) => ({ id, o }))),
+    );
     const retry = outcomes.filter((x) => x.o.kind === "retry");
     if (!retry.length) return;
     if (ctx.attempt < MAX_ATTEMPTS) {
@@ -28,7 +31,8 @@ export function sendConsumer(deps: SendActivityDeps, run: <T>(fn: () => Promise<
       deps.kickOutbox();
     }
     for (const x of retry) {
-      if (x.o.kind === "retry" && x.o.reason === "transient") await failReleased(deps, x.id, `gave up after ${ctx.attempt} attempts: ${x.o.message}`);
+      if (x.o.kind === "retry" && x.o.reason === "transient")
+        await failReleased(deps, x.id, `gave up after ${ctx.attempt} attempts: ${x.o.message}`);
     }
   };
 }

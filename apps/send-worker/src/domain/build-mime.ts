@@ -23,7 +23,11 @@ export async function buildMime(input: MimeInput): Promise<Buffer> {
     text: input.text,
     html: input.html,
     headers: input.headers,
-    attachments: input.attachments.map((a) => ({ filename: a.filename, contentType: a.contentType, content: a.content })),
+    attachments: input.attachments.map((a) => ({
+      filename: a.filename,
+      contentType: a.contentType,
+      content: a.content,
+    })),
   })
     .compile()
     .build();
@@ -39,10 +43,11 @@ function quoteReplyTo(mime: Buffer, replyTo: { name: string; address: string }):
   if (!/^[\x20-\x7e]*$/.test(replyTo.name)) return mime;
   const text = mime.toString("latin1");
   const end = text.indexOf("\r\n\r\n");
-  const head = text.slice(0, end).replace(
-    /^Reply-To:.*(?:\r\n[ \t].*)*$/m,
-    `Reply-To: "${replyTo.name.replace(/(["\\])/g, "\\$1")}" <${replyTo.address}>`,
-  );
+  const head = text
+    .slice(0, end)
+    .replace(
+      /^Reply-To:.*(?:\r\n[ \t].*)*$/m,
+      `Reply-To: "${replyTo.name.replace(/(["\\])/g, "\\$1")}" <${replyTo.address}>`,
+    );
   return Buffer.from(head + text.slice(end), "latin1");
 }
-

@@ -28,6 +28,8 @@ export function renderActivity(input: RenderInput): Rendered {
     if (text) text = render(text, input.data, { html: false }).text;
   }
   const plain = text ?? htmlToText(html);
-  const tracked = input.tracking ? injectTracking(html, { activityId: input.activityId, ...input.tracking }) : html;
+  const tracked = input.tracking
+    ? injectTracking(html, { activityId: input.activityId, ...input.tracking })
+    : html;
   return { subject, html: tracked, text: plain };
 }

@@ -47,7 +47,15 @@ export async function claimActivity(db: Db, id: string): Promise<ClaimedActivity
   );
   const r = res.rows[0];
   return r
-    ? { id: r.id, projectId: r.project_id, emailMessageId: r.email_message_id, recipient: r.recipient, data: r.data, replyToken: r.reply_token, isTest: r.is_test }
+    ? {
+        id: r.id,
+        projectId: r.project_id,
+        emailMessageId: r.email_message_id,
+        recipient: r.recipient,
+        data: r.data,
+        replyToken: r.reply_token,
+        isTest: r.is_test,
+      }
     : null;
 }
 
@@ -83,8 +91,16 @@ export async function isFirstActivity(db: Db, emailMessageId: string, activityId
   return res.rows[0]?.id === activityId;
 }
 
-function eventRow(routingKey: typeof RoutingKeys.emailSent | typeof RoutingKeys.emailFailed, a: ClaimedActivity, extra: Record<string, unknown>) {
-  const envelope = makeEnvelope(routingKey, { activityId: a.id, projectId: a.projectId!, isTest: a.isTest, ...extra }, { projectId: a.projectId });
+function eventRow(
+  routingKey: typeof RoutingKeys.emailSent | typeof RoutingKeys.emailFailed,
+  a: ClaimedActivity,
+  extra: Record<string, unknown>,
+) {
+  const envelope = makeEnvelope(
+    routingKey,
+    { activityId: a.id, projectId: a.projectId!, isTest: a.isTest, ...extra },
+    { projectId: a.projectId },
+  );
   return { exchange: Exchanges.emailEvents, routingKey, payload: envelope };
 }
 
@@ -96,7 +112,9 @@ export async function markSent(db: Db, a: ClaimedActivity, providerMessageId: st
       [a.id, providerMessageId],
     );
     if (a.projectId) {
-      await insertOutboxRows(client, [eventRow(RoutingKeys.emailSent, a, { providerMessageId, occurredAt: new Date().toISOString() })]);
+      await insertOutboxRows(client, [
+        eventRow(RoutingKeys.emailSent, a, { providerMessageId, occurredAt: new Date().toISOString() }),
+      ]);
     }
   });
 }
@@ -108,18 +126,29 @@ export async function markFailed(db: Db, a: ClaimedActivity, reason: string): Pr
       [a.id, reason.slice(0, 1000)],
     );
     if (a.projectId) {
-      await insertOutboxRows(client, [eventRow(RoutingKeys.emailFailed, a, { reason, occurredAt: new Date().toISOString() })]);
+      await insertOutboxRows(client, [
+        eventRow(RoutingKeys.emailFailed, a, { reason, occurredAt: new Date().toISOString() }),
+      ]);
     }
   });
 }
 
 /** Gives a claim back (throttled or transient failure): the activity is sent on the next attempt. */
 export async function releaseClaim(db: Db, id: string): Promise<void> {
-  await db.pool.query(`UPDATE activities SET status = 'queued', claimed_at = NULL, updated_at = now() WHERE id = $1 AND status = 'sending'`, [id]);
+  await db.pool.query(
+    `UPDATE activities SET status = 'queued', claimed_at = NULL, updated_at = now() WHERE id = $1 AND status = 'sending'`,
+    [id],
+  );
 }
 
 /** Throttled past the message's last attempt: a fresh send request, because throttling never counts as failure. */
-export async function requeueActivities(db: Db, projectId: string | null, activityIds: string[]): Promise<void> {
+export async function requeueActivities(
+  db: Db,
+  projectId: string | null,
+  activityIds: string[],
+): Promise<void> {
   const envelope = makeEnvelope(RoutingKeys.emailSendRequested, { activityIds }, { projectId });
-  await insertOutboxRows(db.pool, [{ exchange: Exchanges.emailCommands, routingKey: RoutingKeys.emailSendRequested, payload: envelope }]);
+  await insertOutboxRows(db.pool, [
+    { exchange: Exchanges.emailCommands, routingKey: RoutingKeys.emailSendRequested, payload: envelope },
+  ]);
 }

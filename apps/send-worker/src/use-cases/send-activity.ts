@@ -1,10 +1,25 @@
 import type { Db } from "@emailsvc/db";
 import type { Logger } from "@emailsvc/observability";
-import { classifyProviderError, type createS3Client, type createSesClient, getObjectBytes, isProviderTimeout, sendRawEmail } from "@emailsvc/provider";
+import {
+  classifyProviderError,
+  type createS3Client,
+  type createSesClient,
+  getObjectBytes,
+  isProviderTimeout,
+  sendRawEmail,
+} from "@emailsvc/provider";
 import { buildMime, type MimeInput } from "../domain/build-mime";
 import { renderActivity } from "../domain/render-activity";
 import type { RateLimiter } from "../infra/rate-limiter";
-import { claimActivity, isFirstActivity, loadMessage, markFailed, markSent, releaseClaim, type StoredMessage } from "../repos/activity.repo";
+import {
+  claimActivity,
+  isFirstActivity,
+  loadMessage,
+  markFailed,
+  markSent,
+  releaseClaim,
+  type StoredMessage,
+} from "../repos/activity.repo";
 
 export interface SendActivityDeps {
   db: Db;
@@ -61,7 +76,8 @@ export async function sendActivity(deps: SendActivityDeps, activityId: string): 
       fromTemplate: message.templateId !== null,
       tracking: activity.projectId ? deps.tracking : null,
     });
-    const withCopies = (message.cc.length || message.bcc.length) && (await isFirstActivity(deps.db, message.id, activity.id));
+    const withCopies =
+      (message.cc.length || message.bcc.length) && (await isFirstActivity(deps.db, message.id, activity.id));
     const attachments = await Promise.all(
       (message.attachments ?? []).map(async (a) => ({
         filename: a.filename,
@@ -73,7 +89,10 @@ export async function sendActivity(deps: SendActivityDeps, activityId: string): 
     let replyTo: MimeInput["replyTo"] = null;
     if (activity.replyToken) {
       delete headers["Reply-To"];
-      replyTo = { name: (message.fromName ?? message.fromEmail).replace(/[\r\n]/g, " ").trim(), address: `r-${activity.replyToken}@${deps.inboundDomain}` };
+      replyTo = {
+        name: (message.fromName ?? message.fromEmail).replace(/[\r\n]/g, " ").trim(),
+        address: `r-${activity.replyToken}@${deps.inboundDomain}`,
+      };
     }
     const raw = await buildMime({
       from: { name: message.fromName, address: message.fromEmail },
@@ -116,7 +135,11 @@ export async function sendActivity(deps: SendActivityDeps, activityId: string): 
 }
 
 /** Final give-up for a transient failure that outlived every retry (the claim was released before). */
-export async function failReleased(deps: Pick<SendActivityDeps, "db" | "kickOutbox">, activityId: string, reason: string): Promise<void> {
+export async function failReleased(
+  deps: Pick<SendActivityDeps, "db" | "kickOutbox">,
+  activityId: string,
+  reason: string,
+): Promise<void> {
   const activity = await claimActivity(deps.db, activityId);
   if (!activity) return;
   await markFailed(deps.db, activity, reason);

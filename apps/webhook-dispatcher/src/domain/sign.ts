@@ -6,7 +6,12 @@ import { createHmac } from "node:crypto";
  * `webhook-signature: v1,<base64 HMAC-SHA256("<id>.<timestamp>.<body>")>` keyed with the same API key's bytes)
  * so receivers can reject replays by id and age.
  */
-export function signedHeaders(body: string, key: string, id: string, now = new Date()): Record<string, string> {
+export function signedHeaders(
+  body: string,
+  key: string,
+  id: string,
+  now = new Date(),
+): Record<string, string> {
   const timestamp = String(Math.floor(now.getTime() / 1000));
   return {
     "Content-Type": "application/json",

@@ -26,8 +26,16 @@ interface DeliveryRow {
 
 const FINAL = new Set(["succeeded", "skipped", "exhausted"]);
 
-async function loadOrCreate(deps: DeliverDeps, eventId: string, event: string, payload: EventPayload): Promise<DeliveryRow | null> {
-  const existing = await deps.db.pool.query<DeliveryRow>("SELECT * FROM webhook_deliveries WHERE event_id = $1 AND kind = 'outbound'", [eventId]);
+async function loadOrCreate(
+  deps: DeliverDeps,
+  eventId: string,
+  event: string,
+  payload: EventPayload,
+): Promise<DeliveryRow | null> {
+  const existing = await deps.db.pool.query<DeliveryRow>(
+    "SELECT * FROM webhook_deliveries WHERE event_id = $1 AND kind = 'outbound'",
+    [eventId],
+  );
   if (existing.rows[0]) return existing.rows[0];
   const built = await buildEventBody(deps.db, event, payload);
   if (!built) return null;
@@ -37,7 +45,14 @@ async function loadOrCreate(deps: DeliverDeps, eventId: string, event: string, p
      VALUES (gen_random_uuid(), $1, $2, 'outbound', $3, $4, $5, $6, $7, now()) ON CONFLICT (event_id, kind) DO NOTHING`,
     [built.projectId, eventId, event, built.isTest, built.url, built.body, built.url ? "pending" : "skipped"],
   );
-  return (await deps.db.pool.query<DeliveryRow>("SELECT * FROM webhook_deliveries WHERE event_id = $1 AND kind = 'outbound'", [eventId])).rows[0] ?? null;
+  return (
+    (
+      await deps.db.pool.query<DeliveryRow>(
+        "SELECT * FROM webhook_deliveries WHERE event_id = $1 AND kind = 'outbound'",
+        [eventId],
+      )
+    ).rows[0] ?? null
+  );
 }
 
 /**
@@ -45,7 +60,12 @@ async function loadOrCreate(deps: DeliverDeps, eventId: string, event: string, p
  * webhook_url_dev; an empty URL stores the delivery as `skipped`, never falls back). Every attempt is logged
  * (status, response body cut to 5,000 characters, duration, error). Returns "retry" when another attempt is due.
  */
-export async function deliverWebhook(deps: DeliverDeps, eventId: string, event: string, payload: EventPayload): Promise<"done" | "retry"> {
+export async function deliverWebhook(
+  deps: DeliverDeps,
+  eventId: string,
+  event: string,
+  payload: EventPayload,
+): Promise<"done" | "retry"> {
   const d = await loadOrCreate(deps, eventId, event, payload);
   if (!d || FINAL.has(d.status) || !d.url) return "done";
   const key = await getSigningKey(deps.db, d.project_id, d.is_test ? "test" : "live", deps.encryptionKey);

@@ -11,14 +11,19 @@ import { bindMigrationAwareSqlAdapterFactory } from "@prisma/driver-adapter-util
  */
 
 // The same `pg` module instance adapter-pg uses (pnpm may give it its own copy).
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const pg = require(require.resolve("pg", { paths: [path.dirname(require.resolve("@prisma/adapter-pg"))] })) as typeof import("pg");
+const pg = require(
+  require.resolve("pg", { paths: [path.dirname(require.resolve("@prisma/adapter-pg"))] }),
+) as typeof import("pg");
 
 let charPatched = false;
 function mapCharToText(): void {
   if (charPatched) return;
   charPatched = true;
-  const proto = (pg as unknown as { Query: { prototype: { handleRowDescription(msg: { fields: { dataTypeID: number }[] }): void } } }).Query.prototype;
+  const proto = (
+    pg as unknown as {
+      Query: { prototype: { handleRowDescription(msg: { fields: { dataTypeID: number }[] }): void } };
+    }
+  ).Query.prototype;
   const original = proto.handleRowDescription;
   proto.handleRowDescription = function (msg) {
     for (const f of msg.fields) if (f.dataTypeID === 18) f.dataTypeID = 25;

@@ -17,13 +17,18 @@ export interface SchemaEngine {
 
 // Node's global WebAssembly (not in the ES lib typings we compile against).
 interface Wasm {
-  instantiate(bytes: Buffer, imports: Record<string, unknown>): Promise<{ instance: { exports: Record<string, unknown> } }>;
+  instantiate(
+    bytes: Buffer,
+    imports: Record<string, unknown>,
+  ): Promise<{ instance: { exports: Record<string, unknown> } }>;
 }
 const WebAssemblyApi = (globalThis as unknown as { WebAssembly: Wasm }).WebAssembly;
 
 interface EngineGlue {
   __wbg_set_wasm(exports: Record<string, unknown>): void;
-  SchemaEngine: { new: (options: Json, log: (msg: string) => void, adapter: unknown) => Promise<SchemaEngine> };
+  SchemaEngine: {
+    new: (options: Json, log: (msg: string) => void, adapter: unknown) => Promise<SchemaEngine>;
+  };
 }
 
 let gluePromise: Promise<EngineGlue> | undefined;
@@ -32,7 +37,7 @@ async function loadGlue(): Promise<EngineGlue> {
   const pkgDir = path.dirname(require.resolve("@prisma/schema-engine-wasm/schema_engine_bg"));
   const glueUrl = `file://${path.join(pkgDir, "schema_engine_bg.js")}`;
   // A real dynamic import (not transpiled to require): the glue is an ES module.
-  const bg = (await (new Function("u", "return import(u)") as (u: string) => Promise<EngineGlue>)(glueUrl));
+  const bg = await (new Function("u", "return import(u)") as (u: string) => Promise<EngineGlue>)(glueUrl);
   const wasm = fs.readFileSync(path.join(pkgDir, "schema_engine_bg.wasm"));
   const { instance } = await WebAssemblyApi.instantiate(wasm, { "./schema_engine_bg.js": bg });
   bg.__wbg_set_wasm(instance.exports);
@@ -40,9 +45,17 @@ async function loadGlue(): Promise<EngineGlue> {
   return bg;
 }
 
-export async function createSchemaEngine(opts: { url: string; schemaPath: string; log?: (msg: string) => void }): Promise<SchemaEngine> {
+export async function createSchemaEngine(opts: {
+  url: string;
+  schemaPath: string;
+  log?: (msg: string) => void;
+}): Promise<SchemaEngine> {
   gluePromise ??= loadGlue();
   const glue = await gluePromise;
   const schemaText = fs.readFileSync(opts.schemaPath, "utf8");
-  return glue.SchemaEngine.new({ datamodels: [[opts.schemaPath, schemaText]] }, opts.log ?? (() => undefined), migrationAdapterFactory(opts.url));
+  return glue.SchemaEngine.new(
+    { datamodels: [[opts.schemaPath, schemaText]] },
+    opts.log ?? (() => undefined),
+    migrationAdapterFactory(opts.url),
+  );
 }

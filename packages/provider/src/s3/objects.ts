@@ -1,8 +1,16 @@
 import { GetObjectCommand, PutObjectCommand, type S3Client } from "@aws-sdk/client-s3";
 
-export async function putObject(s3: S3Client, input: { bucket: string; key: string; body: Buffer | string; contentType?: string }): Promise<void> {
+export async function putObject(
+  s3: S3Client,
+  input: { bucket: string; key: string; body: Buffer | string; contentType?: string },
+): Promise<void> {
   await s3.send(
-    new PutObjectCommand({ Bucket: input.bucket, Key: input.key, Body: input.body, ...(input.contentType ? { ContentType: input.contentType } : {}) }),
+    new PutObjectCommand({
+      Bucket: input.bucket,
+      Key: input.key,
+      Body: input.body,
+      ...(input.contentType ? { ContentType: input.contentType } : {}),
+    }),
   );
 }
 

@@ -6,9 +6,21 @@ const now = new Date("2026-03-07T15:00:00Z");
 describe("parseSchedule phrase table (phrases × zones × offsets × a DST change)", () => {
   it.each([
     // phrase, timezone, expected instant, expected local, echoed zone
-    ["tomorrow at 9am", "America/New_York", "2026-03-08T13:00:00.000Z", "2026-03-08 09:00", "America/New_York"],
+    [
+      "tomorrow at 9am",
+      "America/New_York",
+      "2026-03-08T13:00:00.000Z",
+      "2026-03-08 09:00",
+      "America/New_York",
+    ],
     ["in 3 hours", "America/New_York", "2026-03-07T18:00:00.000Z", "2026-03-07 13:00", "America/New_York"],
-    ["next monday at 14:30", "America/New_York", "2026-03-09T18:30:00.000Z", "2026-03-09 14:30", "America/New_York"],
+    [
+      "next monday at 14:30",
+      "America/New_York",
+      "2026-03-09T18:30:00.000Z",
+      "2026-03-09 14:30",
+      "America/New_York",
+    ],
     ["friday 5pm", "America/New_York", "2026-03-13T21:00:00.000Z", "2026-03-13 17:00", "America/New_York"],
     ["tomorrow at 9am", "Europe/London", "2026-03-08T09:00:00.000Z", "2026-03-08 09:00", "Europe/London"],
     ["tomorrow at 9am", "Asia/Kolkata", "2026-03-08T03:30:00.000Z", "2026-03-08 09:00", "Asia/Kolkata"],
@@ -21,11 +33,35 @@ describe("parseSchedule phrase table (phrases × zones × offsets × a DST chang
     ["tomorrow at 9am", "+09:00", "2026-03-09T00:00:00.000Z", "2026-03-09 09:00", "+09:00"],
     ["in 3 hours", 9, "2026-03-07T18:00:00.000Z", "2026-03-08 03:00", "UTC+9"],
     // Offset-less timestamps are read in the zone; DST gap moves forward, overlap takes the earlier instant.
-    ["2026-03-10T10:00", "America/New_York", "2026-03-10T14:00:00.000Z", "2026-03-10 10:00", "America/New_York"],
-    ["2026-03-08 02:30", "America/New_York", "2026-03-08T07:30:00.000Z", "2026-03-08 03:30", "America/New_York"],
-    ["2026-11-01 01:30", "America/New_York", "2026-11-01T05:30:00.000Z", "2026-11-01 01:30", "America/New_York"],
+    [
+      "2026-03-10T10:00",
+      "America/New_York",
+      "2026-03-10T14:00:00.000Z",
+      "2026-03-10 10:00",
+      "America/New_York",
+    ],
+    [
+      "2026-03-08 02:30",
+      "America/New_York",
+      "2026-03-08T07:30:00.000Z",
+      "2026-03-08 03:30",
+      "America/New_York",
+    ],
+    [
+      "2026-11-01 01:30",
+      "America/New_York",
+      "2026-11-01T05:30:00.000Z",
+      "2026-11-01 01:30",
+      "America/New_York",
+    ],
     // Absolute timestamps ignore the zone for the instant but are shown in it.
-    ["2026-03-10T10:00:00Z", "America/New_York", "2026-03-10T10:00:00.000Z", "2026-03-10 06:00", "America/New_York"],
+    [
+      "2026-03-10T10:00:00Z",
+      "America/New_York",
+      "2026-03-10T10:00:00.000Z",
+      "2026-03-10 06:00",
+      "America/New_York",
+    ],
     ["2026-03-10T10:00:00+02:00", "UTC", "2026-03-10T08:00:00.000Z", "2026-03-10 08:00", "UTC"],
   ])("%s in %s", (phrase, tz, instant, local, label) => {
     const s = parseSchedule({ scheduledAt: phrase, timezone: tz, now });
@@ -35,9 +71,13 @@ describe("parseSchedule phrase table (phrases × zones × offsets × a DST chang
   });
 
   it("uses the project's default_timezone, else UTC", () => {
-    expect(parseSchedule({ scheduledAt: "tomorrow at 9am", defaultTimezone: "Europe/Berlin", now }).instant.toISOString()).toBe(
-      "2026-03-08T08:00:00.000Z",
-    );
+    expect(
+      parseSchedule({
+        scheduledAt: "tomorrow at 9am",
+        defaultTimezone: "Europe/Berlin",
+        now,
+      }).instant.toISOString(),
+    ).toBe("2026-03-08T08:00:00.000Z");
     const utc = parseSchedule({ scheduledAt: "tomorrow at 9am", now });
     expect(utc.instant.toISOString()).toBe("2026-03-08T09:00:00.000Z");
     expect(utc.timezone).toBe("UTC");

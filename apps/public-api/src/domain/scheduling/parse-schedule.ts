@@ -27,7 +27,8 @@ export class ScheduleError extends Error {
   }
 }
 
-const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
+const ISO =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
 
 /**
  * Reads `scheduled_at` + `timezone` (spec 4.5): ISO 8601 with `Z` or an offset is absolute; an ISO timestamp
@@ -64,12 +65,24 @@ function readInstant(text: string, zone: Zone, nowMs: number): number | null {
   if (iso) {
     const [, y, mo, d, h, mi, s, off] = iso;
     if (off) return Date.parse(text.replace(" ", "T"));
-    return wallClockToInstant(zone, { year: +y!, month: +mo!, day: +d!, hour: +(h ?? 0), minute: +(mi ?? 0), second: +(s ?? 0) });
+    return wallClockToInstant(zone, {
+      year: +y!,
+      month: +mo!,
+      day: +d!,
+      hour: +(h ?? 0),
+      minute: +(mi ?? 0),
+      second: +(s ?? 0),
+    });
   }
-  const results = chrono.parse(text, { instant: new Date(nowMs), timezone: offsetAt(zone, nowMs) }, { forwardDate: true });
+  const results = chrono.parse(
+    text,
+    { instant: new Date(nowMs), timezone: offsetAt(zone, nowMs) },
+    { forwardDate: true },
+  );
   const r = results[0];
   // The phrase must be understood as a whole: "not tomorrow" must not become "tomorrow".
-  if (!r || results.length !== 1 || r.index !== 0 || r.text.length < text.replace(/[.!\s]+$/, "").length) return null;
+  if (!r || results.length !== 1 || r.index !== 0 || r.text.length < text.replace(/[.!\s]+$/, "").length)
+    return null;
   const c = r.start;
   if (c.tags().has("result/relativeDateAndTime") || c.isCertain("timezoneOffset")) return c.date().getTime();
   return wallClockToInstant(zone, {

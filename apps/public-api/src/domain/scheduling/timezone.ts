@@ -4,7 +4,8 @@ import { tzOffset } from "@date-fns/tz";
  * A send's time zone (spec 4.5): an IANA name, an offset string (`UTC-3`, `UTC+5:30`, `+09:00`, `-03:00`) or a
  * number of hours (integer or decimal, may be negative). IANA zones follow daylight saving; offsets are fixed.
  */
-export type Zone = { kind: "iana"; name: string; label: string } | { kind: "fixed"; offsetMinutes: number; label: string };
+export type Zone =
+  { kind: "iana"; name: string; label: string } | { kind: "fixed"; offsetMinutes: number; label: string };
 
 export class ZoneError extends Error {}
 
@@ -27,7 +28,8 @@ function hoursLabel(minutes: number): string {
 
 export function parseZone(input: string | number): Zone {
   if (typeof input === "number") {
-    if (!Number.isFinite(input) || Math.abs(input) > 14) throw new ZoneError(`Invalid timezone: ${input} is not an offset in hours between -14 and 14`);
+    if (!Number.isFinite(input) || Math.abs(input) > 14)
+      throw new ZoneError(`Invalid timezone: ${input} is not an offset in hours between -14 and 14`);
     const offsetMinutes = Math.round(input * 60);
     // Spec 4.5: a numeric offset is echoed as UTC<sign><hours>.
     return { kind: "fixed", offsetMinutes, label: hoursLabel(offsetMinutes) };
@@ -44,7 +46,9 @@ export function parseZone(input: string | number): Zone {
   }
   if (/^-?\d+(\.\d+)?$/.test(text)) return parseZone(Number(text));
   if (isIana(text)) return { kind: "iana", name: text, label: text };
-  throw new ZoneError(`Invalid timezone: "${text}" is not an IANA time zone, an offset like UTC+5:30 or +09:00, or a number of hours`);
+  throw new ZoneError(
+    `Invalid timezone: "${text}" is not an IANA time zone, an offset like UTC+5:30 or +09:00, or a number of hours`,
+  );
 }
 
 /** Offset of the zone from UTC at an instant, in minutes. */
