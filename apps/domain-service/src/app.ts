@@ -1,17 +1,12 @@
 import express, { type Express } from "express";
-import { apiKeyAuth, createServiceApp, finishApp, type Lifecycle } from "@emailsvc/http";
-import { baseReadiness } from "@emailsvc/runtime";
+import { apiKeyAuth, finishApp, type Lifecycle } from "@emailsvc/http";
+import { baseApp } from "@emailsvc/runtime";
 import type { Deps } from "./deps";
 import { domainsRouter } from "./routes/domains.routes";
 import { verifyEmailRouter } from "./routes/verify-email.routes";
 
 export function createApp(deps: Deps, lifecycle?: Pick<Lifecycle, "isAcceptingTraffic">): Express {
-  const app = createServiceApp({
-    logger: deps.logger,
-    metrics: deps.metrics,
-    readiness: baseReadiness(deps),
-    ...(lifecycle ? { isAcceptingTraffic: lifecycle.isAcceptingTraffic } : {}),
-  });
+  const app = baseApp(deps, lifecycle);
   // Every /domains route needs the Bearer key (spec 5.1); verify-email routes first, before /domains/:domain.
   app.use("/domains", apiKeyAuth(deps.lookupApiKey), express.json({ limit: "64kb" }));
   app.use(verifyEmailRouter({ db: deps.db, provider: deps.provider }));

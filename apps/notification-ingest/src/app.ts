@@ -1,17 +1,13 @@
 import type { Express } from "express";
-import { createServiceApp, finishApp, type Lifecycle } from "@emailsvc/http";
-import { baseReadiness } from "@emailsvc/runtime";
+import { finishApp, type Lifecycle } from "@emailsvc/http";
+import { baseApp } from "@emailsvc/runtime";
 import type { Deps } from "./deps";
 import { providerWebhookRouter } from "./routes/provider-webhook.routes";
 import { mountTracking } from "./routes/tracking.routes";
 import { recordTrackingHit } from "./use-cases/record-tracking-hit";
 
 export function createApp(deps: Deps, lifecycle?: Pick<Lifecycle, "isAcceptingTraffic">): Express {
-  const app = createServiceApp({
-    logger: deps.logger,
-    metrics: deps.metrics,
-    readiness: baseReadiness(deps),
-    ...(lifecycle ? { isAcceptingTraffic: lifecycle.isAcceptingTraffic } : {}),
+  const app = baseApp(deps, lifecycle, {
     early: (a) =>
       mountTracking(a, {
         secret: deps.env.TRACKING_SECRET,

@@ -1,6 +1,6 @@
 import express, { type Express } from "express";
-import { createServiceApp, finishApp, type Lifecycle } from "@emailsvc/http";
-import { baseReadiness } from "@emailsvc/runtime";
+import { finishApp } from "@emailsvc/http";
+import { baseApp, type Traffic } from "@emailsvc/runtime";
 import { adminAuth } from "./admin/admin-auth";
 import { adminRouter } from "./admin/admin.routes";
 import type { Deps } from "./deps";
@@ -8,17 +8,6 @@ import { batchRouter } from "./routes/batch.routes";
 import { scheduledSendsRouter } from "./routes/scheduled-sends.routes";
 import { internalSendRouter, v1SendRouter } from "./routes/send.routes";
 import type { SendDeps } from "./use-cases/send-deps";
-
-type Traffic = Pick<Lifecycle, "isAcceptingTraffic">;
-
-function baseApp(deps: Deps, lifecycle?: Traffic): Express {
-  return createServiceApp({
-    logger: deps.logger,
-    metrics: deps.metrics,
-    readiness: baseReadiness(deps),
-    ...(lifecycle ? { isAcceptingTraffic: lifecycle.isAcceptingTraffic } : {}),
-  });
-}
 
 export function sendDepsOf(deps: Deps): SendDeps {
   return {

@@ -1,14 +1,9 @@
 import type { Express } from "express";
-import { createServiceApp, finishApp, type Lifecycle } from "@emailsvc/http";
-import { baseReadiness } from "@emailsvc/runtime";
+import { finishApp } from "@emailsvc/http";
+import { baseApp, type Traffic } from "@emailsvc/runtime";
 import type { Deps } from "./deps";
 
-export function createApp(deps: Deps, lifecycle?: Pick<Lifecycle, "isAcceptingTraffic">): Express {
-  const app = createServiceApp({
-    logger: deps.logger,
-    metrics: deps.metrics,
-    readiness: baseReadiness(deps),
-    ...(lifecycle ? { isAcceptingTraffic: lifecycle.isAcceptingTraffic } : {}),
-  });
-  return finishApp(app, deps.logger);
+/** Health, readiness and metrics only: this service's work arrives from RabbitMQ (or its poller). */
+export function createApp(deps: Deps, lifecycle?: Traffic): Express {
+  return finishApp(baseApp(deps, lifecycle), deps.logger);
 }

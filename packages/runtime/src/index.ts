@@ -2,3 +2,4 @@ export * from "./base-deps";
 export * from "./base-env";
 export * from "./serve";
 export * from "./run-service";
+export * from "./base-app";
