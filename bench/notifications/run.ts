@@ -98,14 +98,19 @@ async function main() {
     }),
   );
   const t2 = performance.now();
-  await pool(2000, 20, async (i) => {
-    const c = conns[i % 20]!;
-    await c.query(
-      "INSERT INTO email_events (id, project_id, activity_id, type, is_test, occurred_at) VALUES (gen_random_uuid(), $1, $2, 'delivered', true, now())",
-      [d.project_id, ids[i]],
-    );
-    await c.query("UPDATE activities SET delivered_at = now() WHERE id = $1", [ids[i]]);
-  });
+  let next = 0;
+  await Promise.all(
+    conns.map(async (c) => {
+      // one event at a time per connection
+      for (let i = next++; i < 2000; i = next++) {
+        await c.query(
+          "INSERT INTO email_events (id, project_id, activity_id, type, is_test, occurred_at) VALUES (gen_random_uuid(), $1, $2, 'delivered', true, now())",
+          [d.project_id, ids[i]],
+        );
+        await c.query("UPDATE activities SET delivered_at = now() WHERE id = $1", [ids[i]]);
+      }
+    }),
+  );
   const pairRate = 2000 / ((performance.now() - t2) / 1000);
   await Promise.all(conns.map((c) => c.end()));
   await db.end();
