@@ -7,7 +7,7 @@ import { assertSenderVerified } from "../domain/check-sender-verified";
 import { bodyObject, isMissing, parseBody } from "../domain/parse-body";
 import { uniqueAddresses } from "../domain/recipients";
 import type { IdempotencyContext } from "../idempotency/idempotency.middleware";
-import { acceptSend } from "./accept-send";
+import { acceptApiSend } from "./accept-api-send";
 import { filterSuppressed, skippedBody } from "./filter-suppressed";
 import type { SendDeps, SendOutcome } from "./send-deps";
 
@@ -89,32 +89,21 @@ export async function sendEmail(
     body: { message: `${MSG_QUEUED}${skippedNote}`, email_id: emailMessageId, project_id: projectId },
   };
 
-  const result = await acceptSend(deps.db, {
-    emailMessageId,
-    projectId,
-    isTest: mode === "test",
-    counted: mode === "live",
-    source: "api",
-    emailType: "transactional",
-    fromEmail: body.sender_email,
-    fromName: body.sender_name ?? null,
-    subject: subject.text,
-    html: html.text,
-    text: text?.text ?? null,
-    cc: lists.cc,
-    bcc: lists.bcc,
-    headers: null,
-    attachments,
-    templateId: null,
-    campaignId: null,
-    automationRunId: null,
-    recipients: lists.to,
-    replyTokens: true,
-    enqueue: true,
-    ...(ctx.idempotency ? { idempotency: { ...ctx.idempotency, response } } : {}),
-    ...(ctx.correlationId ? { correlationId: ctx.correlationId } : {}),
-  });
-  if (result.kind === "replay") return { ...result.response, replayed: true };
-  deps.outbox.kick();
-  return response;
+  return acceptApiSend(
+    deps,
+    ctx,
+    {
+      emailMessageId,
+      fromEmail: body.sender_email,
+      fromName: body.sender_name ?? null,
+      subject: subject.text,
+      html: html.text,
+      text: text?.text ?? null,
+      cc: lists.cc,
+      bcc: lists.bcc,
+      attachments,
+      recipients: lists.to,
+    },
+    response,
+  );
 }

@@ -10,7 +10,7 @@ import { assertSenderVerified } from "../domain/check-sender-verified";
 import { bodyObject, isMissing, parseBody } from "../domain/parse-body";
 import { loadTemplate } from "../repos/template.repo";
 import type { TemplateRef } from "../templates/template-cache";
-import { acceptSend } from "./accept-send";
+import { acceptApiSend } from "./accept-api-send";
 import { filterSuppressed, skippedBody } from "./filter-suppressed";
 import type { SendDeps, SendOutcome } from "./send-deps";
 import { MSG_QUEUED, type SendEmailContext } from "./send-email";
@@ -57,7 +57,7 @@ export async function sendTemplateEmail(
     ref = { internalId };
   }
   const body = parseBody(sendTemplateEmailBody, raw);
-  const { projectId, mode } = ctx.auth;
+  const { projectId } = ctx.auth;
 
   const loaded = await loadTemplate(deps, projectId, ref);
   if (!loaded) throw new AppError(ErrorCode.NOT_FOUND, MSG_TEMPLATE_NOT_FOUND);
@@ -90,34 +90,21 @@ export async function sendTemplateEmail(
       used_cached_html: fromCache,
     },
   };
-  const result = await acceptSend(deps.db, {
-    emailMessageId,
-    projectId,
-    isTest: mode === "test",
-    counted: mode === "live",
-    source: "api",
-    emailType: "transactional",
-    fromEmail: body.sender_email,
-    fromName: body.sender_name ?? null,
-    subject: subject.text,
-    html: html.text,
-    text: text?.text ?? null,
-    cc: [],
-    bcc: [],
-    headers: null,
-    attachments: [],
-    // Not recorded: email_messages.template_id tells the worker to render per recipient (batch), and this
-    // email is already rendered.
-    templateId: null,
-    campaignId: null,
-    automationRunId: null,
-    recipients: lists.to,
-    replyTokens: true,
-    enqueue: true,
-    ...(ctx.idempotency ? { idempotency: { ...ctx.idempotency, response } } : {}),
-    ...(ctx.correlationId ? { correlationId: ctx.correlationId } : {}),
-  });
-  if (result.kind === "replay") return { ...result.response, replayed: true };
-  deps.outbox.kick();
-  return response;
+  return acceptApiSend(
+    deps,
+    ctx,
+    {
+      emailMessageId,
+      fromEmail: body.sender_email,
+      fromName: body.sender_name ?? null,
+      subject: subject.text,
+      html: html.text,
+      text: text?.text ?? null,
+      cc: [],
+      bcc: [],
+      attachments: [],
+      recipients: lists.to,
+    },
+    response,
+  );
 }
