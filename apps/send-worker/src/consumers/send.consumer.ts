@@ -1,11 +1,29 @@
 import { findQueueDef, messagingTopology, Queues, type Envelope } from "@emailsvc/contracts";
 import { type MessageContext, RetryableError } from "@emailsvc/messaging";
 import { requeueActivities } from "../repos/activity.repo";
-import { failReleased, sendActivity, type SendActivityDeps } from "../use-cases/send-activity";
+import {
+  failReleased,
+  sendActivity,
+  type SendActivityDeps,
+  type SendOutcome,
+} from "../use-cases/send-activity";
 
 const MAX_ATTEMPTS = findQueueDef(messagingTopology, Queues.sendWorkerSend)?.retry?.maxAttempts ?? 5;
 
 type Payload = { activityIds: string[] } | { activityId: string };
+
+/**
+ * A throttled call is usually one send squeezed by network jitter: try it again a few times right away (it
+ * takes a fresh rate-limiter slot each time) before handing the activity to the queue's delayed retry, which
+ * would hold up the rest of a batch message for seconds.
+ */
+async function sendRetryingThrottle(deps: SendActivityDeps, id: string): Promise<SendOutcome> {
+  for (let attempt = 1; ; attempt++) {
+    const o = await sendActivity(deps, id);
+    if (o.kind !== "retry" || o.reason !== "throttle" || attempt >= 3) return o;
+    await new Promise((r) => setTimeout(r, 100 * attempt));
+  }
+}
 
 /**
  * email.send-requested: sends every listed activity (bounded concurrency). Activities to retry are retried
@@ -18,7 +36,7 @@ export function sendConsumer(deps: SendActivityDeps, run: <T>(fn: () => Promise<
     const ids =
       "activityIds" in envelope.payload ? envelope.payload.activityIds : [envelope.payload.activityId];
     const outcomes = await Promise.all(
-      ids.map((id) => run(() => sendActivity(deps, id)).then((o) => ({ id, o }))),
+      ids.map((id) => run(() => sendRetryingThrottle(deps, id)).then((o) => ({ id, o }))),
     );
     const retry = outcomes.filter((x) => x.o.kind === "retry");
     if (!retry.length) return;

@@ -23,7 +23,9 @@ export interface RateLimiter {
 
 export function createRateLimiter(redis: Redis, opts: { perSecond: number; key?: string }): RateLimiter {
   if (opts.perSecond <= 0) return { acquire: async () => undefined };
-  const interval = 1000 / opts.perSecond;
+  // 1.5% headroom: sends leave evenly spaced, but network jitter can pull two arrivals closer together at the
+  // provider; with the slots 1.5% wider, 17 sends need more than a second even with ~15 ms of squeeze.
+  const interval = 1000 / (opts.perSecond * 0.985);
   const key = opts.key ?? "emailsvc:send-rate";
   return {
     async acquire() {
