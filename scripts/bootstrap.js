@@ -63,13 +63,20 @@ const env = {
 };
 
 switch (command) {
-  case "start":
+  case "start": {
+    // The Prisma client is generated code (not committed): a fresh checkout needs it before any service runs.
+    const generated = run(pnpm, ["exec", "turbo", "run", "generate", "--output-logs=errors-only"], { env });
+    if (generated !== 0) {
+      process.exitCode = generated;
+      break;
+    }
     process.exitCode = run(
       pnpm,
       ["exec", "tsx", "--conditions=development", "tools/dev-stack/src/start.ts", ...rest],
       { env },
     );
     break;
+  }
   case "test":
     process.exitCode = run(
       pnpm,
