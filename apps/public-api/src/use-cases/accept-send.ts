@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { Exchanges, makeEnvelope, RoutingKeys } from "@emailsvc/contracts";
-import { insertOutboxRows, withTransaction, type Db } from "@emailsvc/db";
+import { withTransaction, type Db } from "@emailsvc/db";
 import { AppError, ErrorCode } from "@emailsvc/http";
 import type { StoredAttachment } from "../attachments/prepare-attachments";
 import { newReplyToken } from "../domain/reply-token";
@@ -164,101 +164,137 @@ export async function insertReplyTokens(
   return tokens;
 }
 
+/** Raised by the accept statement's final SELECT (svc_abort, SQLSTATE P0001): the whole statement is undone. */
+const ABORT_IDEMPOTENCY = "idempotency_conflict";
+const ABORT_QUOTA = "quota_exceeded";
+
+function abortReason(err: unknown): string | null {
+  const e = err as { code?: string; message?: string };
+  return e?.code === "P0001" ? (e.message ?? null) : null;
+}
+
+/** A reply token drawn twice (the table's primary key): the statement is tried again with fresh tokens. */
+function isReplyTokenCollision(err: unknown): boolean {
+  const e = err as { code?: string; constraint?: string };
+  return e?.code === "23505" && e.constraint === "reply_tokens_pkey";
+}
+
 /**
- * The accept transaction of docs/send-pipeline.md, all in raw SQL on one pooled connection: idempotency row,
- * quota increment and total_sent (live), email_messages, reply_tokens, activities (`queued`) and the
- * `email.send-requested` outbox row. Nothing is written unless everything is. The caller kicks the outbox relay
- * after it returns.
+ * The accept write of docs/send-pipeline.md as ONE statement (data-modifying CTEs), so a send costs one round
+ * trip instead of a BEGIN … COMMIT conversation: idempotency row, quota increment and total_sent (live),
+ * email_messages, scheduled_sends, activities (`queued`), reply_tokens and the `email.send-requested` outbox
+ * row. A statement is atomic: when a gate fails (key already taken, quota reached) its final SELECT raises and
+ * nothing at all is written. The caller kicks the outbox relay after it returns.
  */
+const ACCEPT_SQL = `
+WITH idem AS (
+  INSERT INTO idempotency_keys (project_id, key, fingerprint, response_status, response_body, email_message_id)
+  SELECT $1, $20, $21, $22, $23::jsonb, $2 WHERE $20::text IS NOT NULL
+  ON CONFLICT (project_id, key) DO UPDATE
+    SET fingerprint = EXCLUDED.fingerprint, response_status = EXCLUDED.response_status,
+        response_body = EXCLUDED.response_body, email_message_id = EXCLUDED.email_message_id, created_at = now()
+    WHERE idempotency_keys.created_at < now() - interval '24 hours'
+  RETURNING 1
+), usage AS (
+  INSERT INTO project_usage AS u (project_id, period, live_sent) SELECT $1, $24, $25 WHERE $26::boolean
+  ON CONFLICT (project_id, period) DO UPDATE SET live_sent = u.live_sent + EXCLUDED.live_sent
+    WHERE u.live_sent + EXCLUDED.live_sent <= $27
+  RETURNING 1
+), total AS (
+  UPDATE projects SET total_sent = total_sent + $25 WHERE id = $1 AND $26::boolean RETURNING 1
+), msg AS (
+  INSERT INTO email_messages (id, project_id, is_test, source, email_type, from_email, from_name, subject, html, text,
+                              cc, bcc, headers, attachments, template_id, campaign_id, automation_run_id)
+  VALUES ($2, $1, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::jsonb, $14::jsonb, $15, $16, $17)
+), sched AS (
+  INSERT INTO scheduled_sends (id, project_id, status, scheduled_for, timezone, local_time, request, updated_at)
+  SELECT $28::uuid, $1, 'scheduled', $29, $30, $31, $32::jsonb, now() WHERE $28::uuid IS NOT NULL
+), act AS (
+  INSERT INTO activities (id, project_id, email_message_id, campaign_id, is_test, email_type, recipient, status, reply_token, scheduled_send_id)
+  SELECT a, $1, $2, $16, $3, $5, r, $33, t, $28::uuid FROM unnest($18::uuid[], $19::text[], $34::text[]) AS x(a, r, t)
+), tok AS (
+  INSERT INTO reply_tokens (token, project_id, activity_id)
+  SELECT t, $1, a FROM unnest($18::uuid[], $34::text[]) AS x(a, t) WHERE t IS NOT NULL
+), outbox AS (
+  INSERT INTO outbox_messages (id, exchange, routing_key, payload)
+  SELECT $35::uuid, $36, $37, $38::jsonb WHERE $35::uuid IS NOT NULL
+)
+SELECT CASE
+  WHEN $20::text IS NOT NULL AND NOT EXISTS (SELECT 1 FROM idem) THEN svc_abort('${ABORT_IDEMPOTENCY}')
+  WHEN $26::boolean AND NOT EXISTS (SELECT 1 FROM usage) THEN svc_abort('${ABORT_QUOTA}')
+  ELSE true END AS ok`;
+
 export async function acceptSend(db: Db, input: AcceptSendInput): Promise<AcceptResult> {
   const activityIds = input.recipients.map(() => randomUUID());
   const { projectId } = input;
-  try {
-    await withTransaction(db.pool, async (client) => {
-      if (input.idempotency && projectId)
-        await claimIdempotencyKey(client, projectId, input.idempotency, input.emailMessageId);
-
-      await client.query(
-        `INSERT INTO email_messages (id, project_id, is_test, source, email_type, from_email, from_name, subject, html, text,
-                                     cc, bcc, headers, attachments, template_id, campaign_id, automation_run_id)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
-        [
-          input.emailMessageId,
-          projectId,
-          input.isTest,
-          input.source,
-          input.emailType,
-          input.fromEmail,
-          input.fromName,
-          input.subject,
-          input.html,
-          input.text,
-          input.cc,
-          input.bcc,
-          input.headers ? JSON.stringify(input.headers) : null,
-          input.attachments.length ? JSON.stringify(input.attachments) : null,
-          input.templateId,
-          input.campaignId,
-          input.automationRunId,
-        ],
-      );
-
-      if (input.scheduled) {
-        await client.query(
-          `INSERT INTO scheduled_sends (id, project_id, status, scheduled_for, timezone, local_time, request, updated_at)
-           VALUES ($1, $2, 'scheduled', $3, $4, $5, $6, now())`,
-          [
-            input.scheduled.id,
-            projectId,
-            input.scheduled.scheduledFor,
-            input.scheduled.timezone,
-            input.scheduled.localTime,
-            JSON.stringify(input.scheduled.request),
-          ],
-        );
-      }
-      const tokens =
-        input.replyTokens && projectId
-          ? await insertReplyTokens(client, projectId, activityIds)
-          : activityIds.map(() => null);
-      await client.query(
-        `INSERT INTO activities (id, project_id, email_message_id, campaign_id, is_test, email_type, recipient, status, reply_token, scheduled_send_id)
-         SELECT a, $1, $2, $3, $4, $5, r, $9, t, $10 FROM unnest($6::uuid[], $7::text[], $8::text[]) AS x(a, r, t)`,
-        [
-          projectId,
-          input.emailMessageId,
-          input.campaignId,
-          input.isTest,
-          input.emailType,
-          activityIds,
-          input.recipients.map((r) => r.toLowerCase()),
-          tokens,
-          input.scheduled ? "scheduled" : "queued",
-          input.scheduled?.id ?? null,
-        ],
-      );
-
-      if (input.enqueue) {
-        const envelope = makeEnvelope(
+  const withTokens = input.replyTokens && projectId !== null;
+  const idem = projectId ? input.idempotency : undefined;
+  const counted = input.counted && projectId !== null;
+  const outbox = input.enqueue
+    ? {
+        id: randomUUID(),
+        envelope: makeEnvelope(
           RoutingKeys.emailSendRequested,
           { activityIds },
           { projectId, ...(input.correlationId ? { correlationId: input.correlationId } : {}) },
-        );
-        await insertOutboxRows(client, [
-          {
-            exchange: Exchanges.emailCommands,
-            routingKey: RoutingKeys.emailSendRequested,
-            payload: envelope,
-          },
-        ]);
+        ),
       }
-      if (input.counted && projectId) await countUsage(client, projectId, input.recipients.length);
-    });
-  } catch (err) {
-    if (err instanceof IdempotencyConflict && input.idempotency && projectId) {
-      return existingIdempotentResponse(db, projectId, input.idempotency.key, input.idempotency.fingerprint);
+    : null;
+  const params = (tokens: (string | null)[]) => [
+    projectId,
+    input.emailMessageId,
+    input.isTest,
+    input.source,
+    input.emailType,
+    input.fromEmail,
+    input.fromName,
+    input.subject,
+    input.html,
+    input.text,
+    input.cc,
+    input.bcc,
+    input.headers ? JSON.stringify(input.headers) : null,
+    input.attachments.length ? JSON.stringify(input.attachments) : null,
+    input.templateId,
+    input.campaignId,
+    input.automationRunId,
+    activityIds,
+    input.recipients.map((r) => r.toLowerCase()),
+    idem?.key ?? null,
+    idem?.fingerprint ?? null,
+    idem?.response.status ?? null,
+    idem ? JSON.stringify(idem.response.body) : null,
+    usagePeriod(),
+    input.recipients.length,
+    counted,
+    MONTHLY_QUOTA,
+    input.scheduled?.id ?? null,
+    input.scheduled?.scheduledFor ?? null,
+    input.scheduled?.timezone ?? null,
+    input.scheduled?.localTime ?? null,
+    input.scheduled ? JSON.stringify(input.scheduled.request) : null,
+    input.scheduled ? "scheduled" : "queued",
+    tokens,
+    outbox?.id ?? null,
+    Exchanges.emailCommands,
+    RoutingKeys.emailSendRequested,
+    outbox ? JSON.stringify(outbox.envelope) : null,
+  ];
+  if (counted && input.recipients.length > MONTHLY_QUOTA)
+    throw new AppError(ErrorCode.QUOTA_EXCEEDED, MSG_QUOTA_EXCEEDED);
+  for (let attempt = 1; ; attempt++) {
+    const tokens = activityIds.map(() => (withTokens ? newReplyToken() : null));
+    try {
+      await db.pool.query(ACCEPT_SQL, params(tokens));
+      break;
+    } catch (err) {
+      if (isReplyTokenCollision(err) && attempt < 5) continue;
+      const reason = abortReason(err);
+      if (reason === ABORT_QUOTA) throw new AppError(ErrorCode.QUOTA_EXCEEDED, MSG_QUOTA_EXCEEDED);
+      if (reason === ABORT_IDEMPOTENCY && idem && projectId)
+        return existingIdempotentResponse(db, projectId, idem.key, idem.fingerprint);
+      throw err;
     }
-    throw err;
   }
   return {
     kind: "accepted",

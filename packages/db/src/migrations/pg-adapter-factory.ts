@@ -7,7 +7,9 @@ import { bindMigrationAwareSqlAdapterFactory } from "@prisma/driver-adapter-util
  * The schema engine talks to PostgreSQL through @prisma/adapter-pg 7.10.1, which needs three mends for
  * migrations (TOOLCHAIN.md): introspection meets the pg type "char" (oid 18) that the adapter cannot map,
  * the shadow database connection must not carry a connectionString (it would override `database`), and the
- * shadow pool must be closed before its database is dropped.
+ * shadow pool must be closed before its database is dropped. A fourth: its executeScript splits a migration on
+ * every `;`, which breaks dollar-quoted function bodies; the script goes to PostgreSQL whole instead (the simple
+ * query protocol runs several statements, in one implicit transaction).
  */
 
 // The same `pg` module instance adapter-pg uses (pnpm may give it its own copy).
@@ -50,16 +52,37 @@ export function connectionFields(url: string): PgConnectionFields {
   };
 }
 
+type Adapter = Awaited<ReturnType<PrismaPg["connect"]>>;
+
+function wholeScripts(adapter: Adapter): Adapter {
+  const inner = adapter as unknown as {
+    client: { query(sql: string): Promise<unknown> };
+    onError(err: unknown): never;
+  };
+  adapter.executeScript = async (script: string) => {
+    try {
+      await inner.client.query(script);
+    } catch (err) {
+      inner.onError(err);
+    }
+  };
+  return adapter;
+}
+
 class MigrationPgFactory extends PrismaPg {
   constructor(private readonly fields: PgConnectionFields) {
     super({ ...fields, max: 2 });
+  }
+
+  override async connect() {
+    return wholeScripts(await super.connect());
   }
 
   override async connectToShadowDb() {
     const admin = await this.connect();
     const database = `prisma_migrate_shadow_db_${randomUUID().replace(/-/g, "")}`;
     await admin.executeScript(`CREATE DATABASE "${database}"`);
-    const shadow = await new PrismaPg({ ...this.fields, database, max: 2 }).connect();
+    const shadow = wholeScripts(await new PrismaPg({ ...this.fields, database, max: 2 }).connect());
     const dispose = shadow.dispose.bind(shadow);
     shadow.dispose = async () => {
       await dispose(); // close the shadow pool first, then drop its database
