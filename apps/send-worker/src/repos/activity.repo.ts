@@ -1,5 +1,6 @@
+import { randomUUID } from "node:crypto";
 import { Exchanges, makeEnvelope, RoutingKeys } from "@emailsvc/contracts";
-import { insertOutboxRows, withTransaction, type Db } from "@emailsvc/db";
+import { insertOutboxRows, type Db } from "@emailsvc/db";
 
 export interface ClaimedActivity {
   id: string;
@@ -26,46 +27,15 @@ export interface StoredMessage {
   source: string;
 }
 
-/**
- * queued → sending, atomically: only one worker (and only one delivery of a redelivered message) wins, and
- * an activity that is already sending/sent/cancelled/failed is never sent again.
- */
-export async function claimActivity(db: Db, id: string): Promise<ClaimedActivity | null> {
-  const res = await db.pool.query<{
-    id: string;
-    project_id: string | null;
-    email_message_id: string;
-    recipient: string;
-    data: Record<string, unknown> | null;
-    reply_token: string | null;
-    is_test: boolean;
-  }>(
-    `UPDATE activities SET status = 'sending', claimed_at = now(), send_attempts = send_attempts + 1, updated_at = now()
-      WHERE id = $1 AND status = 'queued'
-      RETURNING id, project_id, email_message_id, recipient, data, reply_token, is_test`,
-    [id],
-  );
-  const r = res.rows[0];
-  return r
-    ? {
-        id: r.id,
-        projectId: r.project_id,
-        emailMessageId: r.email_message_id,
-        recipient: r.recipient,
-        data: r.data,
-        replyToken: r.reply_token,
-        isTest: r.is_test,
-      }
-    : null;
+export interface Claim {
+  activity: ClaimedActivity;
+  /** The message row, fetched in the same round trip for single sends; null for a batch's shared message. */
+  message: StoredMessage | null;
 }
 
-export async function loadMessage(db: Db, id: string): Promise<StoredMessage> {
-  const res = await db.pool.query(
-    `SELECT id, from_email, from_name, subject, html, text, cc, bcc, headers, attachments, template_id, source FROM email_messages WHERE id = $1`,
-    [id],
-  );
-  const r = res.rows[0] as Record<string, unknown> | undefined;
-  if (!r) throw new Error(`email message ${id} not found`);
+type MessageRow = Record<string, unknown>;
+
+function toMessage(r: MessageRow): StoredMessage {
   return {
     id: r.id as string,
     fromEmail: r.from_email as string,
@@ -82,6 +52,53 @@ export async function loadMessage(db: Db, id: string): Promise<StoredMessage> {
   };
 }
 
+/**
+ * queued → sending, atomically: only one worker (and only one delivery of a redelivered message) wins, and
+ * an activity that is already sending/sent/cancelled/failed is never sent again. The same statement returns the
+ * activity's message unless it belongs to a batch (12,500 activities share that one: the caller caches it).
+ */
+export async function claimActivity(db: Db, id: string): Promise<Claim | null> {
+  const res = await db.pool.query<{ a: Record<string, unknown>; m: MessageRow | null }>(
+    `WITH c AS (
+       UPDATE activities SET status = 'sending', claimed_at = now(), send_attempts = send_attempts + 1, updated_at = now()
+        WHERE id = $1 AND status = 'queued'
+        RETURNING id, project_id, email_message_id, recipient, data, reply_token, is_test, batch_id
+     )
+     SELECT c.id, c.project_id, c.email_message_id, c.recipient, c.data, c.reply_token, c.is_test,
+            CASE WHEN c.batch_id IS NULL THEN
+              json_build_object('id', m.id, 'from_email', m.from_email, 'from_name', m.from_name, 'subject', m.subject,
+                'html', m.html, 'text', m.text, 'cc', m.cc, 'bcc', m.bcc, 'headers', m.headers,
+                'attachments', m.attachments, 'template_id', m.template_id, 'source', m.source)
+            END AS m
+       FROM c LEFT JOIN email_messages m ON m.id = c.email_message_id`,
+    [id],
+  );
+  const r = res.rows[0] as unknown as Record<string, unknown> | undefined;
+  if (!r) return null;
+  return {
+    activity: {
+      id: r.id as string,
+      projectId: r.project_id as string | null,
+      emailMessageId: r.email_message_id as string,
+      recipient: r.recipient as string,
+      data: r.data as Record<string, unknown> | null,
+      replyToken: r.reply_token as string | null,
+      isTest: r.is_test as boolean,
+    },
+    message: r.m ? toMessage(r.m as MessageRow) : null,
+  };
+}
+
+export async function loadMessage(db: Db, id: string): Promise<StoredMessage> {
+  const res = await db.pool.query(
+    `SELECT id, from_email, from_name, subject, html, text, cc, bcc, headers, attachments, template_id, source FROM email_messages WHERE id = $1`,
+    [id],
+  );
+  const r = res.rows[0] as MessageRow | undefined;
+  if (!r) throw new Error(`email message ${id} not found`);
+  return toMessage(r);
+}
+
 /** cc/bcc belong to the message, not to each recipient: only its first activity carries them. */
 export async function isFirstActivity(db: Db, emailMessageId: string, activityId: string): Promise<boolean> {
   const res = await db.pool.query<{ id: string }>(
@@ -95,42 +112,49 @@ function eventRow(
   routingKey: typeof RoutingKeys.emailSent | typeof RoutingKeys.emailFailed,
   a: ClaimedActivity,
   extra: Record<string, unknown>,
-) {
+): [string, string, string, string] | [null, null, null, null] {
+  if (!a.projectId) return [null, null, null, null];
   const envelope = makeEnvelope(
     routingKey,
-    { activityId: a.id, projectId: a.projectId!, isTest: a.isTest, ...extra },
+    { activityId: a.id, projectId: a.projectId, isTest: a.isTest, ...extra },
     { projectId: a.projectId },
   );
-  return { exchange: Exchanges.emailEvents, routingKey, payload: envelope };
+  return [randomUUID(), Exchanges.emailEvents, routingKey, JSON.stringify(envelope)];
 }
 
-/** sending → sent with the provider id, and the email.sent event, in one transaction. */
+/** The state change and its event row in one statement (one round trip, atomic like a transaction). */
+const WITH_EVENT = (update: string) => `
+  WITH upd AS (${update})
+  INSERT INTO outbox_messages (id, exchange, routing_key, payload)
+  SELECT $3::uuid, $4, $5, $6::jsonb WHERE $3::uuid IS NOT NULL`;
+
+/** sending → sent with the provider id, and the email.sent event. */
 export async function markSent(db: Db, a: ClaimedActivity, providerMessageId: string): Promise<void> {
-  await withTransaction(db.pool, async (client) => {
-    await client.query(
-      `UPDATE activities SET status = 'sent', provider_message_id = $2, sent_at = now(), updated_at = now() WHERE id = $1 AND status = 'sending'`,
-      [a.id, providerMessageId],
-    );
-    if (a.projectId) {
-      await insertOutboxRows(client, [
-        eventRow(RoutingKeys.emailSent, a, { providerMessageId, occurredAt: new Date().toISOString() }),
-      ]);
-    }
-  });
+  await db.pool.query(
+    WITH_EVENT(
+      `UPDATE activities SET status = 'sent', provider_message_id = $2, sent_at = now(), updated_at = now()
+        WHERE id = $1 AND status = 'sending'`,
+    ),
+    [
+      a.id,
+      providerMessageId,
+      ...eventRow(RoutingKeys.emailSent, a, { providerMessageId, occurredAt: new Date().toISOString() }),
+    ],
+  );
 }
 
 export async function markFailed(db: Db, a: ClaimedActivity, reason: string): Promise<void> {
-  await withTransaction(db.pool, async (client) => {
-    await client.query(
-      `UPDATE activities SET status = 'failed', failed_at = now(), failure_reason = $2, updated_at = now() WHERE id = $1 AND status = 'sending'`,
-      [a.id, reason.slice(0, 1000)],
-    );
-    if (a.projectId) {
-      await insertOutboxRows(client, [
-        eventRow(RoutingKeys.emailFailed, a, { reason, occurredAt: new Date().toISOString() }),
-      ]);
-    }
-  });
+  await db.pool.query(
+    WITH_EVENT(
+      `UPDATE activities SET status = 'failed', failed_at = now(), failure_reason = $2, updated_at = now()
+        WHERE id = $1 AND status = 'sending'`,
+    ),
+    [
+      a.id,
+      reason.slice(0, 1000),
+      ...eventRow(RoutingKeys.emailFailed, a, { reason, occurredAt: new Date().toISOString() }),
+    ],
+  );
 }
 
 /** Gives a claim back (throttled or transient failure): the activity is sent on the next attempt. */

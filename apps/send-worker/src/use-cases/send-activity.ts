@@ -62,11 +62,12 @@ function cachedMessage(deps: SendActivityDeps, id: string): Promise<StoredMessag
  * transient errors give the claim back for a delayed retry, permanent ones mark the activity failed.
  */
 export async function sendActivity(deps: SendActivityDeps, activityId: string): Promise<SendOutcome> {
-  const activity = await claimActivity(deps.db, activityId);
-  if (!activity) return { kind: "skipped" };
+  const claim = await claimActivity(deps.db, activityId);
+  if (!claim) return { kind: "skipped" };
+  const { activity } = claim;
   let providerMessageId: string;
   try {
-    const message = await cachedMessage(deps, activity.emailMessageId);
+    const message = claim.message ?? (await cachedMessage(deps, activity.emailMessageId));
     const rendered = renderActivity({
       activityId: activity.id,
       subject: message.subject,
@@ -140,8 +141,8 @@ export async function failReleased(
   activityId: string,
   reason: string,
 ): Promise<void> {
-  const activity = await claimActivity(deps.db, activityId);
-  if (!activity) return;
-  await markFailed(deps.db, activity, reason);
+  const claim = await claimActivity(deps.db, activityId);
+  if (!claim) return;
+  await markFailed(deps.db, claim.activity, reason);
   deps.kickOutbox();
 }
