@@ -52,60 +52,56 @@ export async function insertOutboxRows(client: PoolClient | Pool, rows: NewOutbo
   );
 }
 
+/** How long a relay holds the rows it took before another pass may take them again (it crashed mid-publish). */
+const LEASE = "30 seconds";
+
+/**
+ * Two round trips per pass and no transaction held open while the broker confirms: one statement leases the
+ * oldest due rows (SKIP LOCKED, so replicas take disjoint rows), then, after the publish, one marks them
+ * published (or records the error and makes them due again in 2 s). A relay that dies mid-publish leaves its
+ * rows leased; they are published again when the lease ends (at-least-once; consumers dedupe on envelope.id).
+ */
 export function createOutboxStore(pool: Pool): OutboxStore {
   return {
     async relayBatch(limit, publish) {
-      const client = await pool.connect();
-      try {
-        await client.query("BEGIN");
-        const res = await client.query<{
-          id: string;
-          exchange: string;
-          routing_key: string;
-          payload: unknown;
-          headers: Record<string, unknown> | null;
-        }>(
-          `SELECT id, exchange, routing_key, payload, headers FROM outbox_messages
-            WHERE published_at IS NULL AND available_at <= now()
-            ORDER BY created_at
-            LIMIT $1
-            FOR UPDATE SKIP LOCKED`,
-          [limit],
-        );
-        if (res.rowCount === 0) {
-          await client.query("COMMIT");
-          return 0;
-        }
-        const rows: OutboxRecord[] = res.rows.map((r) => ({
+      const res = await pool.query<{
+        id: string;
+        exchange: string;
+        routing_key: string;
+        payload: unknown;
+        headers: Record<string, unknown> | null;
+        created_at: Date;
+      }>(
+        `UPDATE outbox_messages SET available_at = now() + interval '${LEASE}'
+          WHERE id IN (SELECT id FROM outbox_messages
+                        WHERE published_at IS NULL AND available_at <= now()
+                        ORDER BY created_at LIMIT $1 FOR UPDATE SKIP LOCKED)
+          RETURNING id, exchange, routing_key, payload, headers, created_at`,
+        [limit],
+      );
+      if (res.rows.length === 0) return 0;
+      const rows: OutboxRecord[] = res.rows
+        .sort((a, b) => a.created_at.getTime() - b.created_at.getTime())
+        .map((r) => ({
           id: r.id,
           exchange: r.exchange,
           routingKey: r.routing_key,
           payload: r.payload,
           headers: r.headers,
         }));
-        const ids = rows.map((r) => r.id);
-        try {
-          await publish(rows);
-        } catch (err) {
-          await client.query(
-            `UPDATE outbox_messages SET attempts = attempts + 1, last_error = $2, available_at = now() + interval '2 seconds'
-              WHERE id = ANY($1::uuid[])`,
-            [ids, err instanceof Error ? err.message.slice(0, 1000) : String(err)],
-          );
-          await client.query("COMMIT");
-          throw err;
-        }
-        await client.query("UPDATE outbox_messages SET published_at = now() WHERE id = ANY($1::uuid[])", [
-          ids,
-        ]);
-        await client.query("COMMIT");
-        return rows.length;
+      const ids = rows.map((r) => r.id);
+      try {
+        await publish(rows);
       } catch (err) {
-        await client.query("ROLLBACK").catch(() => undefined);
+        await pool.query(
+          `UPDATE outbox_messages SET attempts = attempts + 1, last_error = $2, available_at = now() + interval '2 seconds'
+            WHERE id = ANY($1::uuid[])`,
+          [ids, err instanceof Error ? err.message.slice(0, 1000) : String(err)],
+        );
         throw err;
-      } finally {
-        client.release();
       }
+      await pool.query("UPDATE outbox_messages SET published_at = now() WHERE id = ANY($1::uuid[])", [ids]);
+      return rows.length;
     },
     async prune(olderThanMs) {
       const res = await pool.query(
