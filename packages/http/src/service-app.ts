@@ -69,6 +69,16 @@ export function createServiceApp(opts: ServiceAppOptions): Express {
       autoLogging: {
         ignore: (req) => req.url === "/healthz" || req.url === "/readyz" || req.url === "/metrics",
       },
+      // Access-log lines carry what identifies the request, never its headers (keys, cookies): nothing to
+      // redact, and no header copy per request.
+      serializers: {
+        req: (req: { id?: unknown; method?: string; url?: string }) => ({
+          id: req.id,
+          method: req.method,
+          url: req.url,
+        }),
+        res: (res: { statusCode?: number }) => ({ statusCode: res.statusCode }),
+      },
       customLogLevel: (_req, res, err) =>
         err || res.statusCode >= 500 ? "error" : res.statusCode >= 400 ? "warn" : "info",
     }),

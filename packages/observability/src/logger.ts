@@ -60,5 +60,7 @@ export function createLogger(cfg: LoggerConfig): Logger {
     },
     ...cfg.options,
   };
-  return cfg.destination ? pino(options, cfg.destination) : pino(options);
+  // Asynchronous stdout: lines written while a write is in flight go out together in one syscall, so a busy
+  // service does not pay one write per log line on its event loop. pino flushes it on exit.
+  return pino(options, cfg.destination ?? pino.destination({ dest: 1, sync: false }));
 }
