@@ -40,3 +40,10 @@ export async function rssOf(port: number): Promise<number> {
 
 export const fmt = (ms: number) => `${ms.toFixed(1)} ms`;
 export const mb = (b: number) => `${(b / 1024 / 1024).toFixed(1)} MB`;
+
+/** `--name value` from the command line, else the default. */
+export function numArg(name: string, fallback: number): number {
+  const i = process.argv.indexOf(`--${name}`);
+  const v = i >= 0 ? Number(process.argv[i + 1]) : NaN;
+  return Number.isFinite(v) && v > 0 ? v : fallback;
+}

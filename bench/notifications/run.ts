@@ -9,10 +9,10 @@
 import { randomUUID } from "node:crypto";
 import { Client } from "pg";
 import { createSnsVerifier, readSnsTestFixtures, signSnsMessage } from "@emailsvc/provider";
-import { DATABASE_URL, demo } from "../lib/stack";
+import { DATABASE_URL, demo, numArg } from "../lib/stack";
 
 const d = demo();
-const N = Number(process.argv[process.argv.indexOf("--n") + 1] || 20000);
+const N = numArg("n", 20000);
 const { privateKeyPem } = readSnsTestFixtures();
 const certUrl = `${d.simulator_url}/_sim/cert.pem`;
 

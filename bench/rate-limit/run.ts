@@ -8,11 +8,11 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { demo } from "../lib/stack";
+import { demo, numArg } from "../lib/stack";
 
 const d = demo();
 const LIMIT = 16;
-const SECONDS = Number(process.argv[process.argv.indexOf("--seconds") + 1] || 60);
+const SECONDS = numArg("seconds", 60);
 const root = path.resolve(__dirname, "../..");
 const secrets = JSON.parse(fs.readFileSync(path.join(root, ".local/secrets.json"), "utf8")) as Record<
   string,

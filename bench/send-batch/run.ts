@@ -9,10 +9,10 @@
  */
 import { randomUUID } from "node:crypto";
 import { Client } from "pg";
-import { DATABASE_URL, demo, fmt, mb, percentile, rssOf } from "../lib/stack";
+import { DATABASE_URL, demo, fmt, mb, numArg, percentile, rssOf } from "../lib/stack";
 
 const d = demo();
-const runs = Number(process.argv[process.argv.indexOf("--runs") + 1] || 5);
+const runs = numArg("runs", 5);
 const API = "http://127.0.0.1:3001";
 
 function body(n: number) {

@@ -8,10 +8,10 @@
  */
 import { SendEmailCommand } from "@aws-sdk/client-sesv2";
 import { createSesClient } from "@emailsvc/provider";
-import { demo, fmt, percentile } from "../lib/stack";
+import { demo, fmt, numArg, percentile } from "../lib/stack";
 
 const d = demo();
-const N = Number(process.argv[process.argv.indexOf("--n") + 1] || 5000);
+const N = numArg("n", 5000);
 const API = "http://127.0.0.1:3001";
 
 const simCount = async () =>
