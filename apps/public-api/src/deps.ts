@@ -1,5 +1,6 @@
 import { Redis } from "ioredis";
-import { createOutboxStore, findApiKey } from "@emailsvc/db";
+import { LRUCache } from "lru-cache";
+import { createOutboxStore, findApiKey, hashApiKey } from "@emailsvc/db";
 import type { ApiKeyLookup } from "@emailsvc/http";
 import { startOutboxRelay, type OutboxRelay } from "@emailsvc/messaging";
 import { type BaseDeps, createBaseDeps } from "@emailsvc/runtime";
@@ -51,6 +52,27 @@ export function createRedis(
   return redis;
 }
 
+/** How long a found API key is trusted without asking the database again (a revoked key stops working within it). */
+export const API_KEY_CACHE_TTL_MS = 10_000;
+
+/**
+ * Every request authenticates: found keys are kept briefly in process (by SHA-256 of the key, never the key
+ * itself), so the send path skips one database round trip. Unknown keys are always looked up again, so a key
+ * created a moment ago works at once and a wrong key never sticks.
+ */
+export function cachedKeyLookup(lookup: ApiKeyLookup): ApiKeyLookup {
+  type Found = NonNullable<Awaited<ReturnType<ApiKeyLookup>>>;
+  const cache = new LRUCache<string, Found>({ max: 10_000, ttl: API_KEY_CACHE_TTL_MS });
+  return async (key) => {
+    const id = hashApiKey(key);
+    const hit = cache.get(id);
+    if (hit) return hit;
+    const found = await lookup(key);
+    if (found) cache.set(id, found);
+    return found;
+  };
+}
+
 export function createOutboxKicker(base: Pick<BaseDeps, "db" | "broker" | "logger">, env: Env): OutboxKicker {
   let relay: OutboxRelay | undefined;
   return {
@@ -100,10 +122,10 @@ export async function createDeps(env: Env): Promise<Deps> {
   return {
     ...base,
     env,
-    lookupApiKey: async (key) => {
+    lookupApiKey: cachedKeyLookup(async (key) => {
       const found = await findApiKey(base.db, key);
       return found ? { projectId: found.projectId, keyId: found.keyId } : null;
-    },
+    }),
     redis,
     idempotencyStore: createRedisIdempotencyStore(redis),
     templateCache: createTemplateCache(),

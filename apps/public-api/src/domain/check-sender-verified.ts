@@ -14,42 +14,53 @@ export function senderDomain(email: string): string {
 /**
  * Spec 4.4 sender verification, in the spec's order: (1) a sender profile of the project with this address,
  * `email_verified` and active; (2) a verified, not deleted domain identity of the project for the address's
- * domain. One round trip answers both; the order only decides what `via` reports.
+ * domain. The same round trip also returns which of `recipients` the project has suppressed (lowercased
+ * address → reason), since every send needs both answers before it is accepted.
  */
+export async function checkSenderAndSuppressions(
+  db: Pick<Db, "pool">,
+  projectId: string,
+  email: string,
+  recipients: readonly string[],
+): Promise<{ verification: SenderVerification; suppressed: Map<string, string> }> {
+  const domain = senderDomain(email);
+  const { rows } = await db.pool.query<{
+    sender: boolean;
+    domain: boolean;
+    suppressed: Record<string, string> | null;
+  }>(
+    `SELECT
+       EXISTS (SELECT 1 FROM sender_profiles
+                WHERE project_id = $1 AND sender_email = $2 AND email_verified AND active) AS sender,
+       EXISTS (SELECT 1 FROM domain_identities
+                WHERE project_id = $1 AND domain = $3 AND status = 'verified' AND deleted_at IS NULL) AS domain,
+       (SELECT json_object_agg(email, reason) FROM suppressions
+         WHERE project_id = $1 AND email = ANY($4::text[])) AS suppressed`,
+    [projectId, email.toLowerCase(), domain, [...new Set(recipients.map((r) => r.toLowerCase()))]],
+  );
+  const row = rows[0];
+  const suppressed = new Map(Object.entries(row?.suppressed ?? {}));
+  if (row?.sender) return { verification: { verified: true, via: "sender_profile" }, suppressed };
+  if (row?.domain) return { verification: { verified: true, via: "domain" }, suppressed };
+  return { verification: { verified: false, domain }, suppressed };
+}
+
 export async function checkSenderVerified(
   db: Pick<Db, "pool">,
   projectId: string,
   email: string,
 ): Promise<SenderVerification> {
-  const domain = senderDomain(email);
-  const { rows } = await db.pool.query<{ sender: boolean; domain: boolean }>(
-    `SELECT
-       EXISTS (SELECT 1 FROM sender_profiles
-                WHERE project_id = $1 AND sender_email = $2 AND email_verified AND active) AS sender,
-       EXISTS (SELECT 1 FROM domain_identities
-                WHERE project_id = $1 AND domain = $3 AND status = 'verified' AND deleted_at IS NULL) AS domain`,
-    [projectId, email.toLowerCase(), domain],
-  );
-  const row = rows[0];
-  if (row?.sender) return { verified: true, via: "sender_profile" };
-  if (row?.domain) return { verified: true, via: "domain" };
-  return { verified: false, domain };
+  return (await checkSenderAndSuppressions(db, projectId, email, [])).verification;
 }
 
-/** The 403 of spec 4.4 (and of the v1 send endpoints): `{ success:false, error, code: "SENDER_NOT_VERIFIED" }`. */
-export function senderNotVerified(email: string, domain: string): AppError {
+/**
+ * The 403 of spec 4.4 (and of the v1 send endpoints): `{ success:false, error, code: "SENDER_NOT_VERIFIED" }`.
+ * The message names the domain as the client wrote it (not its punycode form).
+ */
+export function senderNotVerified(email: string): AppError {
+  const domain = email.slice(email.lastIndexOf("@") + 1).toLowerCase();
   return new AppError(
     ErrorCode.SENDER_NOT_VERIFIED,
     `Sender ${email} is not verified: verify the address or the domain ${domain} first`,
   );
-}
-
-export async function assertSenderVerified(
-  db: Pick<Db, "pool">,
-  projectId: string,
-  email: string,
-): Promise<void> {
-  const v = await checkSenderVerified(db, projectId, email);
-  // The message names the domain as the client wrote it (not its punycode form).
-  if (!v.verified) throw senderNotVerified(email, email.slice(email.lastIndexOf("@") + 1).toLowerCase());
 }

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { Exchanges, makeEnvelope, RoutingKeys } from "@emailsvc/contracts";
 import { insertOutboxRows, withTransaction } from "@emailsvc/db";
 import { AppError, ErrorCode, type AuthContext } from "@emailsvc/http";
-import { assertSenderVerified } from "../domain/check-sender-verified";
+import { checkSenderAndSuppressions, senderNotVerified } from "../domain/check-sender-verified";
 import { parseSchedule, ScheduleError } from "../domain/scheduling/parse-schedule";
 import type { IdempotencyContext } from "../idempotency/idempotency.middleware";
 import { loadTemplate } from "../repos/template.repo";
@@ -122,23 +122,19 @@ export async function acceptBatch(
     html = loaded.template.html;
     text = loaded.template.text;
   }
-  await assertSenderVerified(deps.db, projectId, body.sender);
-
-  const emails = body.recipients.map((r) => r.email);
-  const suppressed = new Map(
-    (
-      await deps.db.pool.query<{ email: string; reason: string }>(
-        "SELECT email, reason FROM suppressions WHERE project_id = $1 AND email = ANY($2::text[])",
-        [projectId, emails],
-      )
-    ).rows.map((r) => [r.email, r.reason]),
+  const { verification, suppressed } = await checkSenderAndSuppressions(
+    deps.db,
+    projectId,
+    body.sender,
+    body.recipients.map((r) => r.email),
   );
+  if (!verification.verified) throw senderNotVerified(body.sender);
   const batchId = randomUUID();
   const emailMessageId = randomUUID();
   const scheduledSendId = schedule ? randomUUID() : null;
   const sendable: { id: string; email: string; data: Record<string, unknown> }[] = [];
   const activities = body.recipients.map((r) => {
-    const reason = suppressed.get(r.email);
+    const reason = suppressed.get(r.email.toLowerCase());
     if (reason) return { email: r.email, activity_id: null, skipped: true, suppression_reason: reason };
     const id = randomUUID();
     sendable.push({ id, email: r.email, data: r.data });

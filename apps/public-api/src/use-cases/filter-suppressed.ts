@@ -1,5 +1,5 @@
 import type { Db } from "@emailsvc/db";
-import { findSuppressed } from "../repos/suppression.repo";
+import { checkSenderAndSuppressions, senderNotVerified } from "../domain/check-sender-verified";
 
 export interface SuppressionOutcome {
   to: string[];
@@ -19,17 +19,10 @@ export function skippedBody(first: { recipient: string; reason: string }) {
   };
 }
 
-/**
- * Removes the project's suppressed addresses (bounced, complained, unsubscribed) from to/cc/bcc in one query.
- * Suppressed cc/bcc addresses are dropped silently; suppressed `to` recipients are reported back so the caller
- * can answer with the skipped body when nobody is left.
- */
-export async function filterSuppressed(
-  db: Pick<Db, "pool">,
-  projectId: string,
-  lists: { to: readonly string[]; cc: readonly string[]; bcc: readonly string[] },
-): Promise<SuppressionOutcome> {
-  const suppressed = await findSuppressed(db, projectId, [...lists.to, ...lists.cc, ...lists.bcc]);
+type Lists = { to: readonly string[]; cc: readonly string[]; bcc: readonly string[] };
+
+/** Splits to/cc/bcc by a project's suppressions (lowercased address → reason). */
+export function applySuppressions(lists: Lists, suppressed: Map<string, string>): SuppressionOutcome {
   if (suppressed.size === 0)
     return { to: [...lists.to], cc: [...lists.cc], bcc: [...lists.bcc], skipped: [] };
   const keep = (a: string) => !suppressed.has(a.toLowerCase());
@@ -41,4 +34,25 @@ export async function filterSuppressed(
       .filter((a) => !keep(a))
       .map((recipient) => ({ recipient, reason: suppressed.get(recipient.toLowerCase())! })),
   };
+}
+
+/**
+ * The two checks before a send is accepted, in one round trip: the sender must be verified (else the 403 of
+ * spec 4.4), and the project's suppressed addresses (bounced, complained, unsubscribed) are removed from
+ * to/cc/bcc. Suppressed cc/bcc addresses are dropped silently; suppressed `to` recipients are reported back so
+ * the caller can answer with the skipped body when nobody is left.
+ */
+export async function checkSenderAndFilter(
+  db: Pick<Db, "pool">,
+  projectId: string,
+  sender: string,
+  lists: Lists,
+): Promise<SuppressionOutcome> {
+  const { verification, suppressed } = await checkSenderAndSuppressions(db, projectId, sender, [
+    ...lists.to,
+    ...lists.cc,
+    ...lists.bcc,
+  ]);
+  if (!verification.verified) throw senderNotVerified(sender);
+  return applySuppressions(lists, suppressed);
 }

@@ -3,14 +3,13 @@ import { internalSendEmailBody, missingFieldMessage } from "@emailsvc/contracts"
 import { renderDoubleBraces, renderTemplate } from "@emailsvc/content";
 import { AppError, ErrorCode } from "@emailsvc/http";
 import { checkAttachments, storeAttachments } from "../attachments/prepare-attachments";
-import { assertSenderVerified } from "../domain/check-sender-verified";
 import { bodyObject, isMissing, parseBody } from "../domain/parse-body";
 import { uniqueAddresses } from "../domain/recipients";
 import { loadTemplate } from "../repos/template.repo";
 import type { TemplateRef } from "../templates/template-cache";
 import { parseSchedule, type Schedule, ScheduleError } from "../domain/scheduling/parse-schedule";
 import { acceptSend } from "./accept-send";
-import { filterSuppressed, skippedBody } from "./filter-suppressed";
+import { checkSenderAndFilter, skippedBody } from "./filter-suppressed";
 import { sendNow } from "./send-now";
 import type { SendDeps, SendOutcome } from "./send-deps";
 import { positiveInt, MSG_TEMPLATE_NOT_FOUND } from "./send-template-email";
@@ -92,10 +91,7 @@ export async function internalSendEmail(
     bcc: uniqueAddresses(body.bcc ?? []),
   };
   if (projectId) {
-    const [, filtered] = await Promise.all([
-      assertSenderVerified(deps.db, projectId, body.sender),
-      filterSuppressed(deps.db, projectId, lists),
-    ]);
+    const filtered = await checkSenderAndFilter(deps.db, projectId, body.sender, lists);
     if (filtered.to.length === 0)
       return { status: 200, body: { success: true, ...skippedBody(filtered.skipped[0]!) } };
     lists = filtered;

@@ -3,12 +3,11 @@ import { MSG_SEND_EMAIL_MISSING, sendEmailBody } from "@emailsvc/contracts";
 import { renderDoubleBraces } from "@emailsvc/content";
 import { AppError, ErrorCode, type AuthContext } from "@emailsvc/http";
 import { checkAttachments, storeAttachments } from "../attachments/prepare-attachments";
-import { assertSenderVerified } from "../domain/check-sender-verified";
 import { bodyObject, isMissing, parseBody } from "../domain/parse-body";
 import { uniqueAddresses } from "../domain/recipients";
 import type { IdempotencyContext } from "../idempotency/idempotency.middleware";
 import { acceptApiSend } from "./accept-api-send";
-import { filterSuppressed, skippedBody } from "./filter-suppressed";
+import { checkSenderAndFilter, skippedBody } from "./filter-suppressed";
 import type { SendDeps, SendOutcome } from "./send-deps";
 
 export interface SendEmailContext {
@@ -47,14 +46,11 @@ export async function sendEmail(
   const text = body.text_body ? renderDoubleBraces(body.text_body, data, { html: false }) : null;
 
   const to = uniqueAddresses(body.recipient_email);
-  const [, lists] = await Promise.all([
-    assertSenderVerified(deps.db, projectId, body.sender_email),
-    filterSuppressed(deps.db, projectId, {
-      to,
-      cc: uniqueAddresses(body.cc ?? []),
-      bcc: uniqueAddresses(body.bcc ?? []),
-    }),
-  ]);
+  const lists = await checkSenderAndFilter(deps.db, projectId, body.sender_email, {
+    to,
+    cc: uniqueAddresses(body.cc ?? []),
+    bcc: uniqueAddresses(body.bcc ?? []),
+  });
 
   if (body.dry_run) {
     const variablesUsed = [

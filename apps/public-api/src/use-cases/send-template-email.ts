@@ -6,12 +6,11 @@ import {
 } from "@emailsvc/contracts";
 import { renderTemplate } from "@emailsvc/content";
 import { AppError, ErrorCode } from "@emailsvc/http";
-import { assertSenderVerified } from "../domain/check-sender-verified";
 import { bodyObject, isMissing, parseBody } from "../domain/parse-body";
 import { loadTemplate } from "../repos/template.repo";
 import type { TemplateRef } from "../templates/template-cache";
 import { acceptApiSend } from "./accept-api-send";
-import { filterSuppressed, skippedBody } from "./filter-suppressed";
+import { checkSenderAndFilter, skippedBody } from "./filter-suppressed";
 import type { SendDeps, SendOutcome } from "./send-deps";
 import { MSG_QUEUED, type SendEmailContext } from "./send-email";
 
@@ -71,10 +70,11 @@ export async function sendTemplateEmail(
     ...new Set([...subject.variablesUsed, ...html.variablesUsed, ...(text?.variablesUsed ?? [])]),
   ];
 
-  const [, lists] = await Promise.all([
-    assertSenderVerified(deps.db, projectId, body.sender_email),
-    filterSuppressed(deps.db, projectId, { to: [body.recipient_email], cc: [], bcc: [] }),
-  ]);
+  const lists = await checkSenderAndFilter(deps.db, projectId, body.sender_email, {
+    to: [body.recipient_email],
+    cc: [],
+    bcc: [],
+  });
   if (lists.to.length === 0) return { status: 200, body: skippedBody(lists.skipped[0]!) };
 
   const emailMessageId = randomUUID();
