@@ -1,5 +1,3 @@
-import type { Db } from "@emailsvc/db";
-
 export interface EventPayload {
   activityId: string;
   projectId: string;
@@ -8,6 +6,23 @@ export interface EventPayload {
   providerMessageId?: string;
   details?: Record<string, unknown>;
   reason?: string;
+}
+
+/** The activity, message and project facts a client webhook is built from (one row, see deliver-webhook). */
+export interface EventSource {
+  id: string;
+  project_id: string;
+  is_test: boolean;
+  recipient: string;
+  provider_message_id: string | null;
+  campaign_id: string | null;
+  batch_id: string | null;
+  email_type: string;
+  email_id: string;
+  from_email: string;
+  subject: string;
+  webhook_url: string | null;
+  webhook_url_dev: string | null;
 }
 
 export interface BuiltEvent {
@@ -23,16 +38,7 @@ export interface BuiltEvent {
  * email_type, timestamp (when it happened), and `bounce` / `complaint` / `reject` / `delivery_delay` / `url`
  * details where they apply. Live sends go to webhook_url, test sends to webhook_url_dev (no fallback).
  */
-export async function buildEventBody(db: Db, event: string, p: EventPayload): Promise<BuiltEvent | null> {
-  const res = await db.pool.query(
-    `SELECT a.id, a.project_id, a.is_test, a.recipient, a.provider_message_id, a.campaign_id, a.batch_id, a.email_type,
-            m.id AS email_id, m.from_email, m.subject, p.webhook_url, p.webhook_url_dev
-       FROM activities a JOIN email_messages m ON m.id = a.email_message_id JOIN projects p ON p.id = a.project_id
-      WHERE a.id = $1 AND a.project_id = $2`,
-    [p.activityId, p.projectId],
-  );
-  const r = res.rows[0] as Record<string, string | boolean | null> | undefined;
-  if (!r) return null;
+export function buildEventBody(event: string, r: EventSource, p: EventPayload): BuiltEvent {
   const isTest = r.is_test === true;
   const body = {
     event,
@@ -41,7 +47,7 @@ export async function buildEventBody(db: Db, event: string, p: EventPayload): Pr
     data: {
       activity_id: r.id,
       email_id: r.email_id,
-      message_id: (r.provider_message_id as string | null) ?? p.providerMessageId ?? null,
+      message_id: r.provider_message_id ?? p.providerMessageId ?? null,
       project_id: r.project_id,
       recipient: r.recipient,
       from: r.from_email,
@@ -54,6 +60,6 @@ export async function buildEventBody(db: Db, event: string, p: EventPayload): Pr
       ...(p.reason ? { reason: p.reason } : {}),
     },
   };
-  const url = ((isTest ? r.webhook_url_dev : r.webhook_url) as string | null) || null;
-  return { projectId: r.project_id as string, isTest, url, body: JSON.stringify(body) };
+  const url = (isTest ? r.webhook_url_dev : r.webhook_url) || null;
+  return { projectId: r.project_id, isTest, url, body: JSON.stringify(body) };
 }
