@@ -6,17 +6,23 @@ import { providerWebhookRouter } from "./routes/provider-webhook.routes";
 import { mountTracking } from "./routes/tracking.routes";
 import { recordTrackingHit } from "./use-cases/record-tracking-hit";
 
+/**
+ * Every route here is a machine endpoint hit once per email event (pixel, click, SNS delivery), so all are
+ * mounted ahead of the per-request access log: at thousands of requests a second that log line cost more than
+ * the work. Refusals and failures are still logged by the routes themselves.
+ */
 export function createApp(deps: Deps, lifecycle?: Pick<Lifecycle, "isAcceptingTraffic">): Express {
   const app = baseApp(deps, lifecycle, {
-    early: (a) =>
+    early: (a) => {
       mountTracking(a, {
         secret: deps.env.TRACKING_SECRET,
         logger: deps.logger,
         record: async (id, kind, url) => {
           if (await recordTrackingHit(deps.db, id, kind, url)) deps.relay.kick();
         },
-      }),
+      });
+      a.use(providerWebhookRouter({ verify: deps.verify, broker: deps.broker, logger: deps.logger }));
+    },
   });
-  app.use(providerWebhookRouter({ verify: deps.verify, broker: deps.broker, logger: deps.logger }));
   return finishApp(app, deps.logger);
 }
