@@ -12,7 +12,6 @@ export interface OutboxRecord {
 }
 export interface OutboxStore {
   relayBatch(limit: number, publish: (rows: OutboxRecord[]) => Promise<void>): Promise<number>;
-  prune(olderThanMs: number): Promise<number>;
 }
 
 export interface NewOutboxRow {
@@ -57,9 +56,13 @@ const LEASE = "30 seconds";
 
 /**
  * Two round trips per pass and no transaction held open while the broker confirms: one statement leases the
- * oldest due rows (SKIP LOCKED, so replicas take disjoint rows), then, after the publish, one marks them
- * published (or records the error and makes them due again in 2 s). A relay that dies mid-publish leaves its
- * rows leased; they are published again when the lease ends (at-least-once; consumers dedupe on envelope.id).
+ * oldest due rows (SKIP LOCKED, so replicas take disjoint rows), then, after the publish, one deletes them (or
+ * records the error and makes them due again in 2 s). A relay that dies mid-publish leaves its rows leased; they
+ * are published again when the lease ends (at-least-once; consumers dedupe on envelope.id).
+ *
+ * Deleting instead of marking published keeps the table as small as the backlog: the lease is an index scan in
+ * `created_at` order over live rows only (the lease's own update touches no indexed column, so it stays a HOT
+ * update), where a growing history of published rows made every pass walk past all of them.
  */
 export function createOutboxStore(pool: Pool): OutboxStore {
   return {
@@ -74,7 +77,7 @@ export function createOutboxStore(pool: Pool): OutboxStore {
       }>(
         `UPDATE outbox_messages SET available_at = now() + interval '${LEASE}'
           WHERE id IN (SELECT id FROM outbox_messages
-                        WHERE published_at IS NULL AND available_at <= now()
+                        WHERE available_at <= now()
                         ORDER BY created_at LIMIT $1 FOR UPDATE SKIP LOCKED)
           RETURNING id, exchange, routing_key, payload, headers, created_at`,
         [limit],
@@ -100,15 +103,8 @@ export function createOutboxStore(pool: Pool): OutboxStore {
         );
         throw err;
       }
-      await pool.query("UPDATE outbox_messages SET published_at = now() WHERE id = ANY($1::uuid[])", [ids]);
+      await pool.query("DELETE FROM outbox_messages WHERE id = ANY($1::uuid[])", [ids]);
       return rows.length;
-    },
-    async prune(olderThanMs) {
-      const res = await pool.query(
-        "DELETE FROM outbox_messages WHERE published_at IS NOT NULL AND published_at < now() - ($1::int * interval '1 millisecond')",
-        [olderThanMs],
-      );
-      return res.rowCount ?? 0;
     },
   };
 }

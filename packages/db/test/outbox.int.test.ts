@@ -20,6 +20,8 @@ describe("outbox store (real PostgreSQL)", () => {
     expect(await store.relayBatch(10, async (rows) => void published.push(...rows))).toBe(1);
     expect(published.map((r) => r.payload)).toEqual([{ n: 2 }]);
     expect(await store.relayBatch(10, async (rows) => void published.push(...rows))).toBe(0);
+    // Published rows are gone: the table holds only the backlog.
+    expect((await db.pool.query("SELECT count(*)::int AS n FROM outbox_messages")).rows[0].n).toBe(0);
   });
 
   it("a failed publish leaves the row unpublished with the attempt counted", async () => {
@@ -27,8 +29,12 @@ describe("outbox store (real PostgreSQL)", () => {
     await expect(store.relayBatch(10, async () => Promise.reject(new Error("broker down")))).rejects.toThrow(
       "broker down",
     );
-    const res = await db.pool.query("SELECT attempts, last_error, published_at FROM outbox_messages");
-    expect(res.rows[0]).toMatchObject({ attempts: 1, last_error: "broker down", published_at: null });
+    const res = await db.pool.query(
+      "SELECT attempts, last_error, available_at > now() AS backing_off FROM outbox_messages",
+    );
+    expect(res.rows).toEqual([{ attempts: 1, last_error: "broker down", backing_off: true }]);
+    // Due again after the 2 s back-off, not before.
+    expect(await store.relayBatch(10, async () => undefined)).toBe(0);
   });
 
   it("two concurrent relays never hand out the same row", async () => {
