@@ -1,6 +1,39 @@
+import { createHash } from "node:crypto";
 import { PrismaPg } from "@prisma/adapter-pg";
-import { Pool, type PoolClient } from "pg";
+import { Client, Pool, type PoolClient } from "pg";
 import { PrismaClient } from "./generated/prisma/client";
+
+/** Distinct statement texts this process prepares at most; past it, further texts run unnamed as before. */
+const MAX_PREPARED = 500;
+const statementNames = new Map<string, string>();
+
+function statementName(text: string): string | undefined {
+  let name = statementNames.get(text);
+  if (name === undefined && statementNames.size < MAX_PREPARED) {
+    name = "s_" + createHash("sha1").update(text).digest("hex").slice(0, 20);
+    statementNames.set(text, name);
+  }
+  return name;
+}
+
+/**
+ * A pg client that runs every parameterised raw-SQL statement (`query(text, values)`) as a named prepared
+ * statement: PostgreSQL parses and plans it once per connection instead of on every call. On the hot paths
+ * (the send accept, the worker's claim, a notification's one statement) planning cost as much as executing.
+ * Calls with a config object (Prisma's adapter) and calls without values (BEGIN, COMMIT) are left as they are;
+ * the name is a hash of the text, so two texts never share a name.
+ */
+class PreparingClient extends Client {
+  // pg's overloads are many; only the (text, values[, callback]) shape is rewritten.
+  override query(...args: unknown[]): never {
+    const [text, values] = args;
+    if (typeof text === "string" && Array.isArray(values)) {
+      const name = statementName(text);
+      if (name) args = [{ name, text, values }, ...args.slice(2)];
+    }
+    return (super.query as (...a: unknown[]) => never)(...args);
+  }
+}
 
 export interface Db {
   prisma: PrismaClient;
@@ -11,7 +44,7 @@ export interface Db {
 
 /** Builds the client a service passes down (no global client: STYLE.md). */
 export function createDb(url: string, opts: { max?: number } = {}): Db {
-  const pool = new Pool({ connectionString: url, max: opts.max ?? 10 });
+  const pool = new Pool({ connectionString: url, max: opts.max ?? 10, Client: PreparingClient });
   // An idle client erroring (e.g. the database restarting) must not crash the process; the pool replaces it.
   pool.on("error", () => undefined);
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
