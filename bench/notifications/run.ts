@@ -9,7 +9,7 @@
 import { randomUUID } from "node:crypto";
 import { Client } from "pg";
 import { createSnsVerifier, readSnsTestFixtures, signSnsMessage } from "@emailsvc/provider";
-import { DATABASE_URL, demo, numArg } from "../lib/stack";
+import { DATABASE_URL, demo, numArg, post } from "../lib/stack";
 
 const d = demo();
 const N = numArg("n", 20000);
@@ -94,12 +94,9 @@ async function main() {
 
   const t0 = performance.now();
   await pool(N, 50, async (i) => {
-    const r = await fetch("http://127.0.0.1:3006/webhooks/provider", {
-      method: "POST",
-      headers: { "Content-Type": "text/plain" },
-      body: messages[i],
+    const r = await post("http://127.0.0.1:3006/webhooks/provider", messages[i]!, {
+      "Content-Type": "text/plain",
     });
-    await r.arrayBuffer();
     if (r.status !== 200) throw new Error(`receiver answered ${r.status}`);
   });
   const accepted = performance.now() - t0;

@@ -8,7 +8,7 @@
  */
 import { SendEmailCommand } from "@aws-sdk/client-sesv2";
 import { createSesClient } from "@emailsvc/provider";
-import { demo, fmt, numArg, percentile } from "../lib/stack";
+import { demo, fmt, numArg, percentile, post } from "../lib/stack";
 
 const d = demo();
 const N = numArg("n", 5000);
@@ -34,18 +34,17 @@ async function pool<T>(n: number, concurrency: number, fn: (i: number) => Promis
 
 function sendOne(i: number): Promise<number> {
   const t = performance.now();
-  return fetch(`${API}/v1/send-email`, {
-    method: "POST",
-    headers: { Authorization: `Bearer ${d.test_key}`, "Content-Type": "application/json" },
-    body: JSON.stringify({
+  return post(
+    `${API}/v1/send-email`,
+    JSON.stringify({
       recipient_email: `success+p${i}@simulator.amazonaws.com`,
       sender_email: d.sender_email,
       subject: "Pipeline {{i}}",
       html_body: '<p>Hello {{i}} <a href="https://example.com/x">x</a></p>',
       data: { i },
     }),
-  }).then(async (r) => {
-    await r.arrayBuffer();
+    { Authorization: `Bearer ${d.test_key}`, "Content-Type": "application/json" },
+  ).then((r) => {
     if (r.status !== 200) throw new Error(`send-email answered ${r.status}`);
     return performance.now() - t;
   });

@@ -54,9 +54,12 @@ function log(msg: string): void {
   process.stdout.write(`[start] ${msg}\n`);
 }
 
+/** Extra node flags for every service, e.g. `STACK_NODE_FLAGS="--cpu-prof --cpu-prof-dir=/tmp/prof"` to profile a run. */
+const nodeFlags = (process.env.STACK_NODE_FLAGS ?? "").split(" ").filter(Boolean);
+
 function runTs(name: string, file: string, env: NodeJS.ProcessEnv): ChildProcess {
   const out = fs.openSync(path.join(logDir, `${name}.log`), "a");
-  const proc = spawn(process.execPath, [tsxCli, "--conditions=development", file], {
+  const proc = spawn(process.execPath, [tsxCli, ...nodeFlags, "--conditions=development", file], {
     cwd: root,
     env: { ...process.env, ...env },
     stdio: ["ignore", out, out],
