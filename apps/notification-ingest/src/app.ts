@@ -4,7 +4,6 @@ import { baseApp } from "@emailsvc/runtime";
 import type { Deps } from "./deps";
 import { providerWebhookRouter } from "./routes/provider-webhook.routes";
 import { mountTracking } from "./routes/tracking.routes";
-import { recordTrackingHit } from "./use-cases/record-tracking-hit";
 
 /**
  * Every route here is a machine endpoint hit once per email event (pixel, click, SNS delivery), so all are
@@ -17,9 +16,8 @@ export function createApp(deps: Deps, lifecycle?: Pick<Lifecycle, "isAcceptingTr
       mountTracking(a, {
         secret: deps.env.TRACKING_SECRET,
         logger: deps.logger,
-        record: async (id, kind, url) => {
-          if (await recordTrackingHit(deps.db, id, kind, url)) deps.relay.kick();
-        },
+        record: (activityId, kind, url) =>
+          deps.hits.add({ activityId, kind, at: new Date(), ...(url ? { url } : {}) }),
       });
       a.use(providerWebhookRouter({ verify: deps.verify, broker: deps.broker, logger: deps.logger }));
     },

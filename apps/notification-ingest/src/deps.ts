@@ -3,10 +3,14 @@ import { type OutboxRelay, startOutboxRelay } from "@emailsvc/messaging";
 import { createSnsVerifier } from "@emailsvc/provider";
 import { type BaseDeps, createBaseDeps } from "@emailsvc/runtime";
 import type { Env } from "./env";
+import { createGroupWriter, type GroupWriter } from "./infra/group-writer";
+import { recordTrackingHits, type TrackingHit } from "./use-cases/record-tracking-hits";
 
 export interface Deps extends BaseDeps {
   env: Env;
   relay: OutboxRelay;
+  /** Open and click hits, written in batches (one statement per batch). */
+  hits: GroupWriter<TrackingHit>;
   verify(message: Record<string, unknown>): Promise<void>;
 }
 
@@ -28,5 +32,11 @@ export async function createDeps(env: Env): Promise<Deps> {
     batchSize: 500,
     logger: base.logger,
   });
-  return { ...base, env, relay, verify: (m) => verifier.verify(m) };
+  const hits = createGroupWriter<TrackingHit>({
+    logger: base.logger,
+    write: async (batch) => {
+      if ((await recordTrackingHits(base.db, batch)) > 0) relay.kick();
+    },
+  });
+  return { ...base, env, relay, hits, verify: (m) => verifier.verify(m) };
 }

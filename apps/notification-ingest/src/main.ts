@@ -17,6 +17,8 @@ runService({
     );
     return async () => {
       await consumer.close();
+      // Hits answered before the shutdown are written before the relay that publishes their events stops.
+      await deps.hits.flush();
       await deps.relay.stop();
     };
   },

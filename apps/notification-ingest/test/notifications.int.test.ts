@@ -13,6 +13,8 @@ import { createLogger, createMetrics } from "@emailsvc/observability";
 import { createSnsVerifier, readSnsTestFixtures, signSnsMessage } from "@emailsvc/provider";
 import express from "express";
 import { createApp } from "../src/app";
+import { createGroupWriter } from "../src/infra/group-writer";
+import { recordTrackingHits, type TrackingHit } from "../src/use-cases/record-tracking-hits";
 import { providerWebhookRouter } from "../src/routes/provider-webhook.routes";
 import { notificationConsumer } from "../src/consumers/notification.consumer";
 import type { Deps } from "../src/deps";
@@ -47,6 +49,10 @@ beforeAll(async () => {
     broker,
     env: { TRACKING_SECRET: SECRET } as Deps["env"],
     relay: { kick: () => undefined, stop: async () => undefined },
+    hits: createGroupWriter<TrackingHit>({
+      logger,
+      write: (batch) => recordTrackingHits(db, batch).then(() => undefined),
+    }),
     verify: (m) => verifier.verify(m),
   };
 });
@@ -354,6 +360,44 @@ describe("tracking", () => {
     expect(((await row(a.activityId)).opened_first_at as Date).getTime()).toBe(first);
   });
 
+  it("records a batch in one statement: per-hit events, first-hit times, the implied open, unknown ids skipped", async () => {
+    const a = await newActivity({ status: "delivered" });
+    const unknown = randomUUID();
+    const t = (ms: number) => new Date(Date.UTC(2026, 0, 1, 12, 0, 0, ms));
+    const url = "https://shop.example/x";
+    const queued = await recordTrackingHits(db, [
+      { activityId: a.activityId, kind: "click", url, at: t(1) },
+      { activityId: unknown, kind: "open", at: t(2) },
+      { activityId: a.activityId, kind: "open", at: t(3) },
+      { activityId: a.activityId, kind: "click", url, at: t(4) },
+    ]);
+    // the first click implies an open; the later click does not (an open is recorded by then)
+    const events = await db.pool.query(
+      "SELECT type, occurred_at FROM email_events WHERE activity_id = $1 ORDER BY occurred_at, type DESC",
+      [a.activityId],
+    );
+    expect(events.rows.map((e) => [e.type, (e.occurred_at as Date).getTime()])).toEqual([
+      ["open", t(1).getTime()],
+      ["click", t(1).getTime()],
+      ["open", t(3).getTime()],
+      ["click", t(4).getTime()],
+    ]);
+    expect(queued).toBe(4);
+    const r = await row(a.activityId);
+    expect(r.status).toBe("clicked");
+    expect((r.opened_first_at as Date).getTime()).toBe(t(1).getTime());
+    expect((r.clicked_first_at as Date).getTime()).toBe(t(1).getTime());
+    expect(
+      (await db.pool.query("SELECT count(*)::int AS n FROM email_events WHERE activity_id = $1", [unknown]))
+        .rows[0].n,
+    ).toBe(0);
+    // a later batch moves neither first-hit time
+    await recordTrackingHits(db, [{ activityId: a.activityId, kind: "click", url, at: t(9) }]);
+    const again = await row(a.activityId);
+    expect((again.clicked_first_at as Date).getTime()).toBe(t(1).getTime());
+    expect((again.opened_first_at as Date).getTime()).toBe(t(1).getTime());
+  });
+
   it("answers the pixel for an unknown id and records nothing", async () => {
     const id = randomUUID();
     const res = await request(createApp(deps)).get(`/t/o/${id}`);
@@ -390,5 +434,25 @@ describe("tracking", () => {
       ])
     ).rows.map((e) => e.type);
     expect(types).toEqual(["click", "open"]);
+    // The client events: email.opened, then email.clicked with the URL, each naming its own event record.
+    const outbox = await db.pool.query(
+      `SELECT o.routing_key, o.payload, e.type AS event_type FROM outbox_messages o
+         JOIN email_events e ON e.id::text = o.payload->'payload'->>'eventRecordId'
+        WHERE o.payload->'payload'->>'activityId' = $1 ORDER BY o.routing_key DESC`,
+      [a.activityId],
+    );
+    expect(outbox.rows.map((o) => [o.routing_key, o.event_type])).toEqual([
+      ["email.opened", "open"],
+      ["email.clicked", "click"],
+    ]);
+    for (const o of outbox.rows) {
+      expect(o.payload).toMatchObject({
+        type: o.routing_key,
+        projectId: a.projectId,
+        payload: { activityId: a.activityId, projectId: a.projectId, isTest: false },
+      });
+    }
+    expect(outbox.rows[1].payload.payload.details).toEqual({ url });
+    expect(outbox.rows[0].payload.payload.details).toBeUndefined();
   });
 });

@@ -9,7 +9,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export interface TrackingDeps {
   secret: string;
   logger: Logger;
-  record(activityId: string, kind: "open" | "click", url?: string): Promise<unknown>;
+  /** Queues the hit for recording (a group write); answering never waits for it. */
+  record(activityId: string, kind: "open" | "click", url?: string): void;
 }
 
 /**
@@ -18,11 +19,7 @@ export interface TrackingDeps {
  * open redirect). Mounted ahead of request logging: these are the hottest routes.
  */
 export function mountTracking(app: Express, deps: TrackingDeps): void {
-  const record = (id: string, kind: "open" | "click", url?: string) => {
-    deps
-      .record(id, kind, url)
-      .catch((err: unknown) => deps.logger.error({ err, activityId: id, kind }, "tracking hit not recorded"));
-  };
+  const record = deps.record;
   app.get("/t/o/:activityId", (req: Request<{ activityId: string }>, res: Response) => {
     res.writeHead(200, {
       "Content-Type": "image/gif",
