@@ -3,6 +3,7 @@ import { messagingTopology, Queues, type Topology } from "@emailsvc/contracts";
 import { type BaseDeps, createBaseDeps } from "@emailsvc/runtime";
 import type { Env } from "./env";
 import type { DeliverDeps } from "./use-cases/deliver-webhook";
+import { createWebhookDestinations } from "./use-cases/webhook-destinations";
 
 export interface Deps extends BaseDeps {
   env: Env;
@@ -39,6 +40,7 @@ export async function createDeps(env: Env): Promise<Deps> {
       timeoutMs: env.WEBHOOK_TIMEOUT_MS,
       maxAttempts: env.WEBHOOK_MAX_ATTEMPTS,
       dispatcher: new Agent({ connections: 64, keepAliveTimeout: 30_000 }),
+      destinations: createWebhookDestinations(base.db, env.WEBHOOK_URL_CACHE_MS),
     },
   };
 }

@@ -21,6 +21,8 @@ export const envSchema = serviceEnv(3008)
     /** Per attempt (spec 6.3: 10 s). */
     WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
     WEBHOOK_PREFETCH: z.coerce.number().int().positive().default(50),
+    /** How long a project's webhook URLs are trusted in process (a changed URL takes effect within this). */
+    WEBHOOK_URL_CACHE_MS: z.coerce.number().int().min(0).default(5_000),
   });
 export type Env = z.output<typeof envSchema>;
 

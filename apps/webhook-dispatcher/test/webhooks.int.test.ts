@@ -8,6 +8,7 @@ import { createLogger } from "@emailsvc/observability";
 import { eventsConsumer } from "../src/consumers/events.consumer";
 import { webhookTopology } from "../src/deps";
 import type { DeliverDeps } from "../src/use-cases/deliver-webhook";
+import { createWebhookDestinations } from "../src/use-cases/webhook-destinations";
 
 jest.setTimeout(30_000);
 const encKey = randomBytes(32).toString("hex");
@@ -16,7 +17,14 @@ const logger = createLogger({ service: "wd-test", level: "silent" });
 // time scaled down: 30 s / 1 min / 2 min / 4 min become 200 / 400 / 800 / 1600 ms
 const topology = webhookTopology({ WEBHOOK_RETRY_DELAYS_MS: [200, 400, 800, 1600], WEBHOOK_MAX_ATTEMPTS: 5 });
 const broker = createBroker({ url: process.env.RABBITMQ_URL!, name: "wd-test", topology, logger });
-const deps: DeliverDeps = { db, logger, encryptionKey: encKey, timeoutMs: 2000, maxAttempts: 5 };
+const deps: DeliverDeps = {
+  db,
+  logger,
+  encryptionKey: encKey,
+  timeoutMs: 2000,
+  maxAttempts: 5,
+  destinations: createWebhookDestinations(db, 5_000),
+};
 
 interface Hit {
   at: number;
@@ -167,17 +175,25 @@ describe("webhook-dispatcher", () => {
         `sha256=${createHmac("sha256", testKey).update(hit.body).digest("hex")}`,
       );
 
+      // No webhook_url_dev: the test event goes nowhere (never to the live URL) and costs no stored delivery.
       const { project: p2 } = await createProject(db, { name: "no dev url", webhookUrl: live.url() }, encKey);
       const b = await activityFor(p2.id, true);
       const eventId = await publish("email.delivered", p2.id, b.activityId, true);
-      const stored = await waitFor(
-        async () =>
-          (await db.pool.query("SELECT status, url FROM webhook_deliveries WHERE event_id = $1", [eventId]))
-            .rows[0],
-      );
-      expect(stored).toEqual({ status: "skipped", url: null });
+      // A live event of the same project, published after it, is delivered: once it arrives the test event
+      // has been handled too.
+      const c = await activityFor(p2.id, false);
+      await publish("email.delivered", p2.id, c.activityId, false);
+      const liveHit = await waitFor(async () => live.hits[0]);
+      expect(JSON.parse(liveHit.body)).toMatchObject({ event: "email.delivered", is_test: false });
       await new Promise((r) => setTimeout(r, 300));
-      expect(live.hits).toHaveLength(0);
+      expect(live.hits).toHaveLength(1);
+      expect(
+        (
+          await db.pool.query("SELECT count(*)::int AS n FROM webhook_deliveries WHERE event_id = $1", [
+            eventId,
+          ])
+        ).rows[0].n,
+      ).toBe(0);
     } finally {
       live.close();
       dev.close();

@@ -3,6 +3,7 @@ import { decryptSecret, type Db } from "@emailsvc/db";
 import type { Logger } from "@emailsvc/observability";
 import { signedHeaders } from "../domain/sign";
 import { buildEventBody, type EventPayload, type EventSource } from "./build-event-body";
+import type { WebhookDestinations } from "./webhook-destinations";
 
 export interface DeliverDeps {
   db: Db;
@@ -11,6 +12,8 @@ export interface DeliverDeps {
   timeoutMs: number;
   maxAttempts: number;
   dispatcher?: Dispatcher;
+  /** When given, an event whose project has no URL for its mode is dropped before anything is stored. */
+  destinations?: WebhookDestinations;
 }
 
 interface DeliveryRow {
@@ -97,7 +100,9 @@ async function loadOrCreate(
 
 /**
  * One delivery attempt of an email event to the project's webhook URL (live → webhook_url, test →
- * webhook_url_dev; an empty URL stores the delivery as `skipped`, never falls back). Every attempt is logged
+ * webhook_url_dev; never a fallback to the other). An event with no URL for its mode is delivered nowhere: with
+ * `destinations` it is dropped at once (the event itself stays stored as the email event record and the
+ * activity's state); without, or if the URL went away after a delivery was stored, the delivery is `skipped`. Every attempt is logged
  * (status, response body cut to 5,000 characters, duration, error). Returns "retry" when another attempt is due.
  */
 export async function deliverWebhook(
@@ -106,6 +111,9 @@ export async function deliverWebhook(
   event: string,
   payload: EventPayload,
 ): Promise<"done" | "retry"> {
+  if (deps.destinations && payload.projectId && typeof payload.isTest === "boolean") {
+    if (!(await deps.destinations.urlFor(payload.projectId, payload.isTest))) return "done";
+  }
   const loaded = await loadOrCreate(deps, eventId, event, payload);
   if (!loaded) return "done";
   const d = loaded.delivery;
