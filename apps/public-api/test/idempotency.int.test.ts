@@ -207,6 +207,29 @@ describe("with Redis down", () => {
     expect(await count(up.deps, "activities WHERE project_id = $1", [p.projectId])).toBe(1);
   });
 
+  it("a repeated batch replays the stored answer from the database row; another body with the key is a 422", async () => {
+    const key = newKey();
+    const batch = (n: number) => ({
+      sender: p.sender,
+      subject: "Hi",
+      html: "<p>Hi</p>",
+      recipients: Array.from({ length: n }, (_, i) => ({ email: `b${i}@example.org`, data: { i } })),
+    });
+    const first = await send(down, key, batch(3), p.liveKey, "/v1/send-batch");
+    expect(first.status).toBe(200);
+    const again = await send(down, key, batch(3), p.liveKey, "/v1/send-batch");
+    expect(again.status).toBe(200);
+    expect(again.headers["idempotency-replayed"]).toBe("true");
+    expect(again.body).toEqual(first.body);
+    const different = await send(down, key, batch(4), p.liveKey, "/v1/send-batch");
+    expect(different.status).toBe(422);
+    expect(await count(up.deps, "batches WHERE project_id = $1", [p.projectId])).toBe(1);
+    expect(await count(up.deps, "activities WHERE project_id = $1", [p.projectId])).toBe(3);
+    expect(await count(up.deps, "project_usage WHERE project_id = $1 AND live_sent = 3", [p.projectId])).toBe(
+      1,
+    );
+  });
+
   it("without the header nothing is deduplicated", async () => {
     await send(down, undefined, body());
     await send(down, undefined, body());

@@ -5,10 +5,13 @@ import {
   bearer,
   count,
   makeProject,
+  observeSendRequests,
   startHarness,
   startS3,
   suppress,
   testEnv,
+  waitFor,
+  type CommandObserver,
   type Harness,
   type TestProject,
 } from "./helpers";
@@ -17,12 +20,15 @@ jest.setTimeout(60_000);
 let h: Harness;
 let s3: Awaited<ReturnType<typeof startS3>>;
 let p: TestProject;
+let observer: CommandObserver;
 
 beforeAll(async () => {
   s3 = await startS3();
   h = await startHarness(testEnv({ S3_ENDPOINT: s3.endpoint }));
+  observer = await observeSendRequests();
 });
 afterAll(async () => {
+  await observer?.broker.close();
   await h?.close();
   await s3?.close();
 });
@@ -100,11 +106,20 @@ describe("POST /v1/send-batch", () => {
     expect(
       await count(h.deps, "activities WHERE batch_id = $1 AND status = 'queued'", [res.body.batch_id]),
     ).toBe(12_500);
-    const ids = await h.deps.db.pool.query<{ id: string }>(
-      "SELECT jsonb_array_elements_text(payload->'payload'->'activityIds') AS id FROM outbox_messages WHERE routing_key = 'email.send-requested' AND payload->>'projectId' = $1",
-      [p.projectId],
+    // The relay publishes and deletes outbox rows at once (it runs in the harness), so the ids are checked
+    // where they end up: the email.send-requested messages, at most 500 ids each.
+    const envelopes = await waitFor(
+      () => {
+        const mine = observer.received.filter((e) => e.projectId === p.projectId);
+        return mine.reduce((n, e) => n + e.payload.activityIds.length, 0) >= 12_500 && mine;
+      },
+      15_000,
+      "the batch's email.send-requested messages",
     );
-    expect(new Set(ids.rows.map((r) => r.id))).toEqual(new Set(activities.map((a) => a.activity_id)));
+    expect(envelopes.every((e) => e.payload.activityIds.length <= 500)).toBe(true);
+    const sent = envelopes.flatMap((e) => e.payload.activityIds);
+    expect(sent).toHaveLength(12_500);
+    expect(new Set(sent)).toEqual(new Set(activities.map((a) => a.activity_id)));
     expect(
       await count(h.deps, "project_usage WHERE project_id = $1 AND live_sent = 12500", [p.projectId]),
     ).toBe(1);
@@ -131,6 +146,13 @@ describe("POST /v1/send-batch", () => {
     expect(
       await count(h.deps, "activities WHERE batch_id = $1 AND status = 'scheduled'", [res.body.batch_id]),
     ).toBe(2);
+    expect(
+      await count(
+        h.deps,
+        "scheduled_sends s JOIN activities a ON a.scheduled_send_id = s.id WHERE s.id = $1 AND s.batch_id = $2 AND s.status = 'scheduled' AND s.scheduled_for = '2099-01-02T03:04:05Z'",
+        [res.body.scheduled_send_id, res.body.batch_id],
+      ),
+    ).toBe(2);
     expect(await count(h.deps, "outbox_messages WHERE payload->>'projectId' = $1", [p.projectId])).toBe(0);
     const past = await post({ ...valid(2), scheduled_at: "2001-01-01T00:00:00Z" });
     expect(past.status).toBe(400);
@@ -145,5 +167,90 @@ describe("POST /v1/send-batch", () => {
     expect(await count(h.deps, "activities WHERE project_id = $1", [p.projectId])).toBe(5);
     const different = await post(valid(6), p.liveKey, { "Idempotency-Key": "batch-1" });
     expect(different.status).toBe(422);
+  });
+});
+
+describe("POST /v1/send-batch stores", () => {
+  it("each recipient's data, lowercased address and own reply token, in request order", async () => {
+    const base = valid(3);
+    const body = {
+      ...base,
+      recipients: [
+        base.recipients[0],
+        { email: "  Mixed.Case@Example.ORG ", data: { name: "Ann", tags: ["a", "b"] } },
+        base.recipients[2],
+      ],
+    };
+    const res = await post(body);
+    expect(res.status).toBe(200);
+    expect(res.body.activities.map((a: { email: string }) => a.email)).toEqual([
+      "user0@example.org",
+      "mixed.case@example.org",
+      "user2@example.org",
+    ]);
+    const { rows } = await h.deps.db.pool.query<{
+      id: string;
+      recipient: string;
+      data: unknown;
+      reply_token: string;
+      token_activity: string | null;
+    }>(
+      `SELECT a.id, a.recipient, a.data, a.reply_token, t.activity_id AS token_activity
+         FROM activities a LEFT JOIN reply_tokens t ON t.token = a.reply_token AND t.project_id = a.project_id
+        WHERE a.batch_id = $1`,
+      [res.body.batch_id],
+    );
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    const stored = res.body.activities.map((a: { activity_id: string }) => byId.get(a.activity_id));
+    expect(stored.map((r: { recipient: string }) => r.recipient)).toEqual(
+      res.body.activities.map((a: { email: string }) => a.email),
+    );
+    expect(stored.map((r: { data: unknown }) => r.data)).toEqual([
+      { name: "U0" },
+      { name: "Ann", tags: ["a", "b"] },
+      { name: "U2" },
+    ]);
+    for (const r of stored) {
+      expect(r.reply_token).toMatch(/^[a-z0-9]{8}$/);
+      expect(r.token_activity).toBe(r.id);
+    }
+    expect(new Set(stored.map((r: { reply_token: string }) => r.reply_token)).size).toBe(3);
+  });
+
+  it("the batch but no activity, quota or outbox row when every recipient is suppressed", async () => {
+    await suppress(h.deps, p.projectId, "user0@example.org", "complaint");
+    await suppress(h.deps, p.projectId, "user1@example.org", "bounce");
+    const res = await post(valid(2));
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ total: 2, queued: 0 });
+    expect(res.body.activities.map((a: { activity_id: null }) => a.activity_id)).toEqual([null, null]);
+    expect(
+      await count(h.deps, "batches WHERE id = $1 AND total = 2 AND queued = 0", [res.body.batch_id]),
+    ).toBe(1);
+    expect(await count(h.deps, "email_messages WHERE batch_id = $1", [res.body.batch_id])).toBe(1);
+    expect(await count(h.deps, "activities WHERE batch_id = $1", [res.body.batch_id])).toBe(0);
+    expect(await count(h.deps, "project_usage WHERE project_id = $1", [p.projectId])).toBe(0);
+    expect(await count(h.deps, "outbox_messages WHERE payload->>'projectId' = $1", [p.projectId])).toBe(0);
+  });
+
+  it("nothing at all when the batch would pass the monthly quota (429)", async () => {
+    const period = new Date().toISOString().slice(0, 7);
+    await h.deps.db.pool.query(
+      "INSERT INTO project_usage (project_id, period, live_sent) VALUES ($1, $2, 499998)",
+      [p.projectId, period],
+    );
+    const res = await post(valid(3));
+    expect(res.status).toBe(429);
+    expect(res.body).toEqual({
+      success: false,
+      error: "Monthly email quota exceeded (500,000 emails per month)",
+    });
+    expect(await count(h.deps, "batches WHERE project_id = $1", [p.projectId])).toBe(0);
+    expect(await count(h.deps, "activities WHERE project_id = $1", [p.projectId])).toBe(0);
+    expect(await count(h.deps, "reply_tokens WHERE project_id = $1", [p.projectId])).toBe(0);
+    expect(
+      await count(h.deps, "project_usage WHERE project_id = $1 AND live_sent = 499998", [p.projectId]),
+    ).toBe(1);
+    expect((await post(valid(2))).status).toBe(200); // exactly up to the quota is fine
   });
 });

@@ -1,7 +1,7 @@
 import type { RequestHandler, Response } from "express";
 import { AppError, ErrorCode, getAuth } from "@emailsvc/http";
 import type { Logger } from "@emailsvc/observability";
-import { requestFingerprint } from "./fingerprint";
+import { requestFingerprintAsync } from "./fingerprint";
 import type { IdempotencyStore, StoredResponse } from "./idempotency-store";
 
 /** Spec 8: `Idempotency-Key` length limit. */
@@ -48,51 +48,54 @@ export function idempotency(deps: { store: IdempotencyStore; logger: Logger }): 
       );
     }
     const { projectId } = getAuth(res);
-    const fingerprint = requestFingerprint(req.method, `${req.baseUrl}${req.path}`, req.body);
-    const ctx: IdempotencyContext = { key, fingerprint };
-    res.locals.idempotency = ctx;
-
-    deps.store.begin(projectId, key, fingerprint).then(
-      (found) => {
-        switch (found.kind) {
-          case "unavailable":
-            deps.logger.warn(
-              { path: req.path },
-              "idempotency cache unavailable; relying on the database backstop",
-            );
-            return next();
-          case "in_flight":
-            return next(new AppError(ErrorCode.CONFLICT, MSG_IN_FLIGHT));
-          case "mismatch":
-            return next(new AppError(ErrorCode.IDEMPOTENCY_KEY_REUSED, MSG_KEY_REUSED));
-          case "replay":
-            return sendReplay(res, found.response);
-          case "started": {
-            let settled = false;
-            const json = res.json.bind(res);
-            res.json = (body: unknown) => {
-              if (settled) return json(body);
-              settled = true;
-              const status = res.statusCode;
-              const done =
-                status >= 200 && status < 300
-                  ? deps.store.complete(projectId, key, found.token, fingerprint, { status, body })
-                  : deps.store.release(projectId, key, found.token);
-              void done.finally(() => json(body));
-              return res;
-            };
-            // A client that hangs up before we answer must not leave the key "in flight" for 24 hours.
-            res.on("close", () => {
-              if (!settled) {
+    // Fingerprinting yields to the event loop between slices: a full batch body takes tens of milliseconds.
+    requestFingerprintAsync(req.method, `${req.baseUrl}${req.path}`, req.body)
+      .then(async (fingerprint) => {
+        const ctx: IdempotencyContext = { key, fingerprint };
+        res.locals.idempotency = ctx;
+        return { fingerprint, found: await deps.store.begin(projectId, key, fingerprint) };
+      })
+      .then(
+        ({ fingerprint, found }) => {
+          switch (found.kind) {
+            case "unavailable":
+              deps.logger.warn(
+                { path: req.path },
+                "idempotency cache unavailable; relying on the database backstop",
+              );
+              return next();
+            case "in_flight":
+              return next(new AppError(ErrorCode.CONFLICT, MSG_IN_FLIGHT));
+            case "mismatch":
+              return next(new AppError(ErrorCode.IDEMPOTENCY_KEY_REUSED, MSG_KEY_REUSED));
+            case "replay":
+              return sendReplay(res, found.response);
+            case "started": {
+              let settled = false;
+              const json = res.json.bind(res);
+              res.json = (body: unknown) => {
+                if (settled) return json(body);
                 settled = true;
-                void deps.store.release(projectId, key, found.token);
-              }
-            });
-            return next();
+                const status = res.statusCode;
+                const done =
+                  status >= 200 && status < 300
+                    ? deps.store.complete(projectId, key, found.token, fingerprint, { status, body })
+                    : deps.store.release(projectId, key, found.token);
+                void done.finally(() => json(body));
+                return res;
+              };
+              // A client that hangs up before we answer must not leave the key "in flight" for 24 hours.
+              res.on("close", () => {
+                if (!settled) {
+                  settled = true;
+                  void deps.store.release(projectId, key, found.token);
+                }
+              });
+              return next();
+            }
           }
-        }
-      },
-      (err: unknown) => next(err),
-    );
+        },
+        (err: unknown) => next(err),
+      );
   };
 }

@@ -1,18 +1,13 @@
 import { randomUUID } from "node:crypto";
 import { Exchanges, makeEnvelope, RoutingKeys } from "@emailsvc/contracts";
-import { insertOutboxRows, withTransaction } from "@emailsvc/db";
 import { AppError, ErrorCode, type AuthContext } from "@emailsvc/http";
 import { checkSenderAndSuppressions, senderNotVerified } from "../domain/check-sender-verified";
+import { timeOrderedUuid } from "../domain/time-ordered-uuid";
 import { parseSchedule, ScheduleError } from "../domain/scheduling/parse-schedule";
 import type { IdempotencyContext } from "../idempotency/idempotency.middleware";
 import { loadTemplate } from "../repos/template.repo";
-import {
-  claimIdempotencyKey,
-  countUsage,
-  existingIdempotentResponse,
-  IdempotencyConflict,
-  insertReplyTokens,
-} from "./accept-send";
+import { insertBatch } from "../repos/batch.repo";
+import { existingIdempotentResponse, MONTHLY_QUOTA, MSG_QUOTA_EXCEEDED, usagePeriod } from "./accept-send";
 import type { SendDeps, SendOutcome } from "./send-deps";
 
 export const MAX_BATCH = 12_500;
@@ -69,10 +64,10 @@ function validate(body: Record<string, unknown>) {
 }
 
 /**
- * POST /v1/send-batch (spec 4.3). Accepting is one transaction: batch, one email_messages row (the template or
- * subject/html, rendered per recipient by the worker from each activity's `data`), one activity per recipient
- * via `INSERT … SELECT FROM unnest`, reply tokens, the idempotency row, the quota, and the outbox rows (or the
- * scheduled send). Either every activity is stored and will be sent, or nothing is.
+ * POST /v1/send-batch (spec 4.3). Accepting is one statement (`insertBatch`): batch, one email_messages row (the
+ * template or subject/html, rendered per recipient by the worker from each activity's `data`), one activity per
+ * recipient, reply tokens, the idempotency row, the quota, and the outbox rows (or the scheduled send). Either
+ * every activity is stored and will be sent, or nothing is.
  * Suppressed recipients keep their place in `activities` with `activity_id: null`, `skipped: true` and the
  * `suppression_reason`; they are not counted in `queued` and nothing is sent to them.
  */
@@ -132,12 +127,17 @@ export async function acceptBatch(
   const batchId = randomUUID();
   const emailMessageId = randomUUID();
   const scheduledSendId = schedule ? randomUUID() : null;
-  const sendable: { id: string; email: string; data: Record<string, unknown> }[] = [];
+  const now = Date.now();
+  const ids: string[] = [];
+  const emails: string[] = [];
+  const data: Record<string, unknown>[] = [];
   const activities = body.recipients.map((r) => {
     const reason = suppressed.get(r.email.toLowerCase());
     if (reason) return { email: r.email, activity_id: null, skipped: true, suppression_reason: reason };
-    const id = randomUUID();
-    sendable.push({ id, email: r.email, data: r.data });
+    const id = timeOrderedUuid(now);
+    ids.push(id);
+    emails.push(r.email);
+    data.push(r.data);
     return { email: r.email, activity_id: id };
   });
   const response = {
@@ -145,115 +145,75 @@ export async function acceptBatch(
     body: {
       batch_id: batchId,
       total: body.recipients.length,
-      queued: sendable.length,
+      queued: ids.length,
       scheduled: schedule !== null,
       scheduled_for: schedule ? schedule.instant.toISOString() : null,
       ...(scheduledSendId ? { scheduled_send_id: scheduledSendId } : {}),
       activities,
     },
   };
+  const envelopes = [];
+  if (!schedule) {
+    for (let i = 0; i < ids.length; i += IDS_PER_MESSAGE) {
+      envelopes.push(
+        makeEnvelope(
+          RoutingKeys.emailSendRequested,
+          { activityIds: ids.slice(i, i + IDS_PER_MESSAGE) },
+          { projectId, ...(ctx.correlationId ? { correlationId: ctx.correlationId } : {}) },
+        ),
+      );
+    }
+  }
 
+  let result: Awaited<ReturnType<typeof insertBatch>>;
   try {
-    await withTransaction(deps.db.pool, async (c) => {
-      if (ctx.idempotency)
-        await claimIdempotencyKey(c, projectId, { ...ctx.idempotency, response }, emailMessageId);
-      await c.query(
-        `INSERT INTO batches (id, project_id, is_test, total, queued, status, email_type, template_id, scheduled_for)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-        [
-          batchId,
-          projectId,
-          isTest,
-          body.recipients.length,
-          sendable.length,
-          schedule ? "scheduled" : "queued",
-          body.emailType,
-          body.templateId,
-          schedule?.instant ?? null,
-        ],
-      );
-      await c.query(
-        `INSERT INTO email_messages (id, project_id, is_test, source, email_type, from_email, from_name, subject, html, text, template_id, batch_id)
-         VALUES ($1, $2, $3, 'batch', $4, $5, $6, $7, $8, $9, $10, $11)`,
-        [
-          emailMessageId,
-          projectId,
-          isTest,
-          body.emailType,
-          body.sender,
-          body.senderName,
-          subject,
-          html,
-          text,
-          body.templateId,
-          batchId,
-        ],
-      );
-      if (!sendable.length) return;
-      if (schedule) {
-        await c.query(
-          `INSERT INTO scheduled_sends (id, project_id, status, scheduled_for, timezone, local_time, request, batch_id, updated_at)
-           VALUES ($1, $2, 'scheduled', $3, $4, $5, $6, $7, now())`,
-          [
-            scheduledSendId,
-            projectId,
-            schedule.instant,
-            schedule.timezone,
-            schedule.local,
-            JSON.stringify({ scheduled_at: body.scheduledAt }),
-            batchId,
-          ],
-        );
-      }
-      const ids = sendable.map((s) => s.id);
-      const tokens = await insertReplyTokens(c, projectId, ids);
-      await c.query(
-        `INSERT INTO activities (id, project_id, email_message_id, batch_id, scheduled_send_id, is_test, email_type, recipient, data, status, reply_token)
-         SELECT a, $1, $2, $3, $4, $5, $6, r, d, $7, t FROM unnest($8::uuid[], $9::text[], $10::jsonb[], $11::text[]) AS x(a, r, d, t)`,
-        [
-          projectId,
-          emailMessageId,
-          batchId,
-          scheduledSendId,
-          isTest,
-          body.emailType,
-          schedule ? "scheduled" : "queued",
-          ids,
-          sendable.map((s) => s.email),
-          sendable.map((s) => JSON.stringify(s.data)),
-          tokens,
-        ],
-      );
-      if (!isTest) await countUsage(c, projectId, sendable.length);
-      if (!schedule) {
-        const rows = [];
-        for (let i = 0; i < ids.length; i += IDS_PER_MESSAGE) {
-          const envelope = makeEnvelope(
-            RoutingKeys.emailSendRequested,
-            { activityIds: ids.slice(i, i + IDS_PER_MESSAGE) },
-            { projectId, ...(ctx.correlationId ? { correlationId: ctx.correlationId } : {}) },
-          );
-          rows.push({
-            exchange: Exchanges.emailCommands,
-            routingKey: RoutingKeys.emailSendRequested,
-            payload: envelope,
-          });
-        }
-        await insertOutboxRows(c, rows);
-      }
+    result = await insertBatch(deps.db, {
+      projectId,
+      batchId,
+      emailMessageId,
+      isTest,
+      emailType: body.emailType,
+      fromEmail: body.sender,
+      fromName: body.senderName,
+      subject,
+      html,
+      text,
+      templateId: body.templateId,
+      total: body.recipients.length,
+      schedule:
+        schedule && scheduledSendId
+          ? {
+              id: scheduledSendId,
+              scheduledFor: schedule.instant,
+              timezone: schedule.timezone,
+              localTime: schedule.local,
+              request: { scheduled_at: body.scheduledAt },
+            }
+          : null,
+      activityIds: ids,
+      emails,
+      data,
+      envelopes,
+      exchange: Exchanges.emailCommands,
+      routingKey: RoutingKeys.emailSendRequested,
+      counted: !isTest,
+      period: usagePeriod(),
+      quota: MONTHLY_QUOTA,
+      idempotency: ctx.idempotency
+        ? { ...ctx.idempotency, status: response.status, bodyJson: JSON.stringify(response.body) }
+        : null,
     });
   } catch (err) {
-    if (err instanceof IdempotencyConflict && ctx.idempotency) {
-      const r = await existingIdempotentResponse(
-        deps.db,
-        projectId,
-        ctx.idempotency.key,
-        ctx.idempotency.fingerprint,
-      );
-      if (r.kind === "replay") return { ...r.response, replayed: true };
-    }
-    if (err instanceof AppError) throw err;
     throw new AppError(ErrorCode.INTERNAL, "Failed to process batch", { cause: err });
+  }
+  if (result === "quota_exceeded") throw new AppError(ErrorCode.QUOTA_EXCEEDED, MSG_QUOTA_EXCEEDED);
+  if (result === "idempotency_conflict") {
+    // Answers 422 (another request used the key) or 409 (it is still running) by throwing, else replays.
+    const r = ctx.idempotency
+      ? await existingIdempotentResponse(deps.db, projectId, ctx.idempotency.key, ctx.idempotency.fingerprint)
+      : null;
+    if (r?.kind === "replay") return { ...r.response, replayed: true };
+    throw new AppError(ErrorCode.INTERNAL, "Failed to process batch");
   }
   deps.outbox.kick();
   return response;

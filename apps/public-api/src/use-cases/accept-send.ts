@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { Exchanges, makeEnvelope, RoutingKeys } from "@emailsvc/contracts";
-import { withTransaction, type Db } from "@emailsvc/db";
+import type { Db } from "@emailsvc/db";
 import { AppError, ErrorCode } from "@emailsvc/http";
 import type { StoredAttachment } from "../attachments/prepare-attachments";
 import { newReplyToken } from "../domain/reply-token";
@@ -59,42 +59,9 @@ export type AcceptResult =
   /** Another request with the same Idempotency-Key already committed: answer with its response. */
   | { kind: "replay"; response: StoredResponse };
 
-export class IdempotencyConflict extends Error {}
-
-/** The raw pg connection withTransaction hands out (typed through @emailsvc/db: apps do not import pg). */
-type PoolClient = Parameters<Parameters<typeof withTransaction>[1]>[0];
-
 /** 'YYYY-MM' in UTC: the quota's calendar month. */
 export function usagePeriod(now = new Date()): string {
   return now.toISOString().slice(0, 7);
-}
-
-export async function claimIdempotencyKey(
-  client: PoolClient,
-  projectId: string,
-  input: NonNullable<AcceptSendInput["idempotency"]>,
-  emailMessageId: string,
-) {
-  // A row older than the 24 h window is taken over; a fresh one (committed, or being inserted by a concurrent
-  // transaction, which this statement waits for) makes the insert do nothing.
-  const res = await client.query(
-    `INSERT INTO idempotency_keys (project_id, key, fingerprint, response_status, response_body, email_message_id)
-     VALUES ($1, $2, $3, $4, $5, $6)
-     ON CONFLICT (project_id, key) DO UPDATE
-       SET fingerprint = EXCLUDED.fingerprint, response_status = EXCLUDED.response_status,
-           response_body = EXCLUDED.response_body, email_message_id = EXCLUDED.email_message_id, created_at = now()
-       WHERE idempotency_keys.created_at < now() - interval '24 hours'
-     RETURNING 1`,
-    [
-      projectId,
-      input.key,
-      input.fingerprint,
-      input.response.status,
-      JSON.stringify(input.response.body),
-      emailMessageId,
-    ],
-  );
-  if (res.rowCount === 0) throw new IdempotencyConflict();
 }
 
 export async function existingIdempotentResponse(
@@ -117,51 +84,6 @@ export async function existingIdempotentResponse(
   if (row?.response_status != null)
     return { kind: "replay", response: { status: row.response_status, body: row.response_body } };
   throw new AppError(ErrorCode.CONFLICT, MSG_IN_FLIGHT);
-}
-
-/**
- * Conditional increment of the month's usage plus projects.total_sent, in one statement. A send that would
- * pass the quota changes nothing (no usage row returned) and is refused whole. Both rows are hot (every live
- * send of the project locks them until COMMIT), so this runs last in the transaction to keep the lock short.
- */
-export async function countUsage(client: PoolClient, projectId: string, n: number): Promise<void> {
-  const res = await client.query<{ counted: boolean }>(
-    `WITH usage AS (
-       INSERT INTO project_usage AS u (project_id, period, live_sent) VALUES ($1, $2, $3)
-       ON CONFLICT (project_id, period) DO UPDATE SET live_sent = u.live_sent + EXCLUDED.live_sent
-         WHERE u.live_sent + EXCLUDED.live_sent <= $4
-       RETURNING live_sent
-     ), total AS (
-       UPDATE projects SET total_sent = total_sent + $3 WHERE id = $1 AND EXISTS (SELECT 1 FROM usage) RETURNING 1
-     )
-     SELECT EXISTS (SELECT 1 FROM usage) AND EXISTS (SELECT 1 FROM total) AS counted`,
-    [projectId, usagePeriod(), n, MONTHLY_QUOTA],
-  );
-  if (!res.rows[0]?.counted || n > MONTHLY_QUOTA)
-    throw new AppError(ErrorCode.QUOTA_EXCEEDED, MSG_QUOTA_EXCEEDED);
-}
-
-/** Reply tokens are the table's primary key: a (very unlikely) collision is simply drawn again. */
-export async function insertReplyTokens(
-  client: PoolClient,
-  projectId: string,
-  activityIds: string[],
-): Promise<string[]> {
-  const tokens = activityIds.map(() => newReplyToken());
-  let pending = activityIds.map((_, i) => i);
-  for (let round = 0; pending.length > 0; round++) {
-    if (round >= 5) throw new Error("could not draw unique reply tokens");
-    const res = await client.query<{ token: string }>(
-      `INSERT INTO reply_tokens (token, project_id, activity_id)
-       SELECT t, $1, a FROM unnest($2::text[], $3::uuid[]) AS x(t, a)
-       ON CONFLICT (token) DO NOTHING RETURNING token`,
-      [projectId, pending.map((i) => tokens[i]), pending.map((i) => activityIds[i])],
-    );
-    const inserted = new Set(res.rows.map((r) => r.token));
-    pending = pending.filter((i) => !inserted.has(tokens[i]!));
-    for (const i of pending) tokens[i] = newReplyToken();
-  }
-  return tokens;
 }
 
 /** Raised by the accept statement's final SELECT (svc_abort, SQLSTATE P0001): the whole statement is undone. */

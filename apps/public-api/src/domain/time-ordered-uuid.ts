@@ -1,0 +1,27 @@
+import { randomUUID } from "node:crypto";
+
+/**
+ * A UUID version 7 (RFC 9562): 48-bit Unix milliseconds, then 74 random bits. Still a plain UUID to clients,
+ * but the ids of one batch sort together: a 12,500-row insert then appends to the right edge of the activities
+ * primary key instead of touching (and WAL-logging) thousands of random index pages. The rows stay in request
+ * order in the table, which is the order the scheduler hands a scheduled batch over in.
+ *
+ * The random part is the tail of a version-4 UUID (`randomUUID` draws from a pooled entropy buffer, and its
+ * variant bits are the ones version 7 needs), so an id costs about as much as `randomUUID` itself.
+ */
+export function timeOrderedUuid(now = Date.now()): string {
+  return timePrefix(now) + randomUUID().slice(15);
+}
+
+let prefixMs = -1;
+let prefix = "";
+
+/** `tttttttt-tttt-7`: the same for every id drawn within one millisecond. */
+function timePrefix(ms: number): string {
+  if (ms !== prefixMs) {
+    const hex = ms.toString(16).padStart(12, "0");
+    prefix = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-7`;
+    prefixMs = ms;
+  }
+  return prefix;
+}
