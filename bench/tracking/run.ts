@@ -48,7 +48,11 @@ async function main() {
   const barePort = (bare.address() as { port: number }).port;
 
   const rawRes = await run(`http://127.0.0.1:${barePort}/t/o/x`);
-  await fetch(`http://127.0.0.1:3006/t/o/${a.id}`); // the first hit writes the activity row
+  // The first open and the first click write the activity row; every hit after them must not.
+  await fetch(`http://127.0.0.1:3006/t/o/${a.id}`);
+  await fetch(clickUrl("http://127.0.0.1:3006", secret, a.id, "https://example.com/landing?x=1"), {
+    redirect: "manual",
+  });
   await new Promise((r) => setTimeout(r, 500));
   const before = (await db.query("SELECT updated_at FROM activities WHERE id = $1", [a.id])).rows[0]
     .updated_at as Date;
