@@ -1,5 +1,6 @@
 import type { Db } from "@emailsvc/db";
 import { newReplyToken } from "../domain/reply-token";
+import { ABORT_IDEMPOTENCY, ABORT_QUOTA, gateCheck, gateCtes, type GatePlaceholders } from "./accept-gates";
 
 /** Everything POST /v1/send-batch stores, already decided (suppressions applied, ids drawn, response built). */
 export interface NewBatch {
@@ -40,10 +41,6 @@ export interface NewBatch {
 
 export type InsertBatchResult = "inserted" | "idempotency_conflict" | "quota_exceeded";
 
-/** Raised by the statement's final SELECT (svc_abort, SQLSTATE P0001): the whole statement is undone. */
-const ABORT_IDEMPOTENCY = "idempotency_conflict";
-const ABORT_QUOTA = "quota_exceeded";
-
 /**
  * The whole batch in ONE statement (data-modifying CTEs): a statement is atomic, so every activity is stored
  * with its reply token, the quota and the outbox rows, or nothing is, in one round trip instead of a BEGIN …
@@ -56,23 +53,21 @@ const ABORT_QUOTA = "quota_exceeded";
  * Reply tokens are plain inserts (ON CONFLICT … RETURNING made that insert about 60% dearer); a collision with an
  * existing token fails the statement, and it is run again with the taken tokens drawn anew.
  */
+const BATCH_GATES: GatePlaceholders = {
+  project: "$1::uuid",
+  key: "$14::text",
+  fingerprint: "$15::text",
+  status: "$16::int",
+  body: "$17::jsonb",
+  messageId: "$3::uuid",
+  period: "$18::text",
+  count: "$13::int",
+  counts: "$19::boolean",
+  limit: "$20::int",
+};
+
 const INSERT_BATCH_SQL = `
-WITH idem AS (
-  INSERT INTO idempotency_keys (project_id, key, fingerprint, response_status, response_body, email_message_id)
-  SELECT $1::uuid, $14::text, $15::text, $16::int, $17::jsonb, $3::uuid WHERE $14::text IS NOT NULL
-  ON CONFLICT (project_id, key) DO UPDATE
-    SET fingerprint = EXCLUDED.fingerprint, response_status = EXCLUDED.response_status,
-        response_body = EXCLUDED.response_body, email_message_id = EXCLUDED.email_message_id, created_at = now()
-    WHERE idempotency_keys.created_at < now() - interval '24 hours'
-  RETURNING 1
-), usage AS (
-  INSERT INTO project_usage AS u (project_id, period, live_sent) SELECT $1::uuid, $18::text, $13::int WHERE $19::boolean
-  ON CONFLICT (project_id, period) DO UPDATE SET live_sent = u.live_sent + EXCLUDED.live_sent
-    WHERE u.live_sent + EXCLUDED.live_sent <= $20::int
-  RETURNING 1
-), total AS (
-  UPDATE projects SET total_sent = total_sent + $13::int WHERE id = $1::uuid AND $19::boolean
-), batch AS (
+WITH ${gateCtes(BATCH_GATES)}, batch AS (
   INSERT INTO batches (id, project_id, is_test, total, queued, status, email_type, template_id, scheduled_for)
   VALUES ($2::uuid, $1::uuid, $4::boolean, $12::int, $13::int, $21::text, $5::text, $11::uuid, $23::timestamptz)
 ), msg AS (
@@ -98,10 +93,7 @@ WITH idem AS (
   INSERT INTO outbox_messages (id, exchange, routing_key, payload)
   SELECT gen_random_uuid(), $31::text, $32::text, e FROM jsonb_array_elements($33::jsonb) AS e
 )
-SELECT CASE
-  WHEN $14::text IS NOT NULL AND NOT EXISTS (SELECT 1 FROM idem) THEN svc_abort('${ABORT_IDEMPOTENCY}')
-  WHEN $19::boolean AND NOT EXISTS (SELECT 1 FROM usage) THEN svc_abort('${ABORT_QUOTA}')
-  ELSE true END AS ok`;
+${gateCheck(BATCH_GATES)}`;
 
 /** Tokens among `tokens` that are already stored: only those are drawn again after a collision. */
 const TAKEN_TOKENS_SQL = "SELECT token FROM reply_tokens WHERE token = ANY(string_to_array($1::text, ','))";

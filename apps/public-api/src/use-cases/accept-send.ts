@@ -3,6 +3,13 @@ import { Exchanges, makeEnvelope, RoutingKeys } from "@emailsvc/contracts";
 import type { Db } from "@emailsvc/db";
 import { AppError, ErrorCode } from "@emailsvc/http";
 import type { StoredAttachment } from "../attachments/prepare-attachments";
+import {
+  ABORT_IDEMPOTENCY,
+  ABORT_QUOTA,
+  gateCheck,
+  gateCtes,
+  type GatePlaceholders,
+} from "../repos/accept-gates";
 import { newReplyToken } from "../domain/reply-token";
 import { MSG_IN_FLIGHT, MSG_KEY_REUSED } from "../idempotency/idempotency.middleware";
 import type { StoredResponse } from "../idempotency/idempotency-store";
@@ -86,10 +93,6 @@ export async function existingIdempotentResponse(
   throw new AppError(ErrorCode.CONFLICT, MSG_IN_FLIGHT);
 }
 
-/** Raised by the accept statement's final SELECT (svc_abort, SQLSTATE P0001): the whole statement is undone. */
-const ABORT_IDEMPOTENCY = "idempotency_conflict";
-const ABORT_QUOTA = "quota_exceeded";
-
 function abortReason(err: unknown): string | null {
   const e = err as { code?: string; message?: string };
   return e?.code === "P0001" ? (e.message ?? null) : null;
@@ -108,23 +111,21 @@ function isReplyTokenCollision(err: unknown): boolean {
  * row. A statement is atomic: when a gate fails (key already taken, quota reached) its final SELECT raises and
  * nothing at all is written. The caller kicks the outbox relay after it returns.
  */
+const SEND_GATES: GatePlaceholders = {
+  project: "$1::uuid",
+  key: "$20::text",
+  fingerprint: "$21::text",
+  status: "$22::int",
+  body: "$23::jsonb",
+  messageId: "$2::uuid",
+  period: "$24::text",
+  count: "$25::int",
+  counts: "$26::boolean",
+  limit: "$27::int",
+};
+
 const ACCEPT_SQL = `
-WITH idem AS (
-  INSERT INTO idempotency_keys (project_id, key, fingerprint, response_status, response_body, email_message_id)
-  SELECT $1, $20, $21, $22, $23::jsonb, $2 WHERE $20::text IS NOT NULL
-  ON CONFLICT (project_id, key) DO UPDATE
-    SET fingerprint = EXCLUDED.fingerprint, response_status = EXCLUDED.response_status,
-        response_body = EXCLUDED.response_body, email_message_id = EXCLUDED.email_message_id, created_at = now()
-    WHERE idempotency_keys.created_at < now() - interval '24 hours'
-  RETURNING 1
-), usage AS (
-  INSERT INTO project_usage AS u (project_id, period, live_sent) SELECT $1, $24, $25 WHERE $26::boolean
-  ON CONFLICT (project_id, period) DO UPDATE SET live_sent = u.live_sent + EXCLUDED.live_sent
-    WHERE u.live_sent + EXCLUDED.live_sent <= $27
-  RETURNING 1
-), total AS (
-  UPDATE projects SET total_sent = total_sent + $25 WHERE id = $1 AND $26::boolean RETURNING 1
-), msg AS (
+WITH ${gateCtes(SEND_GATES)}, msg AS (
   INSERT INTO email_messages (id, project_id, is_test, source, email_type, from_email, from_name, subject, html, text,
                               cc, bcc, headers, attachments, template_id, campaign_id, automation_run_id)
   VALUES ($2, $1, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::jsonb, $14::jsonb, $15, $16, $17)
@@ -141,10 +142,7 @@ WITH idem AS (
   INSERT INTO outbox_messages (id, exchange, routing_key, payload)
   SELECT $35::uuid, $36, $37, $38::jsonb WHERE $35::uuid IS NOT NULL
 )
-SELECT CASE
-  WHEN $20::text IS NOT NULL AND NOT EXISTS (SELECT 1 FROM idem) THEN svc_abort('${ABORT_IDEMPOTENCY}')
-  WHEN $26::boolean AND NOT EXISTS (SELECT 1 FROM usage) THEN svc_abort('${ABORT_QUOTA}')
-  ELSE true END AS ok`;
+${gateCheck(SEND_GATES)}`;
 
 export async function acceptSend(db: Db, input: AcceptSendInput): Promise<AcceptResult> {
   const activityIds = input.recipients.map(() => randomUUID());
