@@ -1,9 +1,10 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Express } from "express";
 import { finishApp, type Lifecycle } from "@emailsvc/http";
 import { baseApp } from "@emailsvc/runtime";
 import type { Deps } from "./deps";
 import { providerWebhookRouter } from "./routes/provider-webhook.routes";
-import { mountTracking } from "./routes/tracking.routes";
+import { mountTracking, pixelFastPath } from "./routes/tracking.routes";
 
 /**
  * Every route here is a machine endpoint hit once per email event (pixel, click, SNS delivery), so all are
@@ -11,16 +12,23 @@ import { mountTracking } from "./routes/tracking.routes";
  * the work. Refusals and failures are still logged by the routes themselves.
  */
 export function createApp(deps: Deps, lifecycle?: Pick<Lifecycle, "isAcceptingTraffic">): Express {
+  const record = (activityId: string, kind: "open" | "click", url?: string) =>
+    deps.hits.add({ activityId, kind, at: new Date(), ...(url ? { url } : {}) });
   const app = baseApp(deps, lifecycle, {
     early: (a) => {
-      mountTracking(a, {
-        secret: deps.env.TRACKING_SECRET,
-        logger: deps.logger,
-        record: (activityId, kind, url) =>
-          deps.hits.add({ activityId, kind, at: new Date(), ...(url ? { url } : {}) }),
-      });
+      mountTracking(a, { secret: deps.env.TRACKING_SECRET, logger: deps.logger, record });
       a.use(providerWebhookRouter({ verify: deps.verify, broker: deps.broker, logger: deps.logger }));
     },
   });
-  return finishApp(app, deps.logger);
+  finishApp(app, deps.logger);
+  // An Express app is `(req, res, next) => app.handle(req, res, next)`: putting the pixel in front of `handle`
+  // serves it for the real server and for supertest alike, before Express touches the request.
+  const pixel = pixelFastPath({ record });
+  const handle = (app as unknown as { handle: Handle }).handle.bind(app);
+  (app as unknown as { handle: Handle }).handle = (req, res, next) => {
+    if (!pixel(req, res)) handle(req, res, next);
+  };
+  return app;
 }
+
+type Handle = (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void) => void;

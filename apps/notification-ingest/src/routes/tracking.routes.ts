@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Express, Request, Response } from "express";
 import { verifyTrackedUrl } from "@emailsvc/content";
 import type { Logger } from "@emailsvc/observability";
@@ -18,17 +19,40 @@ export interface TrackingDeps {
  * after answering; GET /t/c/:id redirects only to the URL whose signature we wrote at send time (never an
  * open redirect). Mounted ahead of request logging: these are the hottest routes.
  */
+const PIXEL_PATH = /^\/t\/o\/([^/?]+)\/?(?:\?|$)/;
+
+function answerPixel(res: ServerResponse): void {
+  res.writeHead(200, {
+    "Content-Type": "image/gif",
+    "Content-Length": GIF.length,
+    "Cache-Control": "no-store, no-cache, must-revalidate, max-age=0",
+    Pragma: "no-cache",
+    Expires: "0",
+  });
+  res.end(GIF);
+}
+
+/**
+ * GET /t/o/:id on plain node:http, ahead of Express: the pixel is the hottest request an email platform serves
+ * (every open of every email), and Express's per-request set-up and router walk cost more than answering it.
+ * Returns false for every other request, which Express then handles as usual.
+ */
+export function pixelFastPath(deps: Pick<TrackingDeps, "record">) {
+  return (req: IncomingMessage, res: ServerResponse): boolean => {
+    if (req.method !== "GET" && req.method !== "HEAD") return false;
+    const m = PIXEL_PATH.exec(req.url ?? "");
+    if (!m) return false;
+    answerPixel(res);
+    if (UUID.test(m[1]!)) deps.record(m[1]!, "open");
+    return true;
+  };
+}
+
 export function mountTracking(app: Express, deps: TrackingDeps): void {
   const record = deps.record;
+  // Reached only when the fast path is not installed in front of the app.
   app.get("/t/o/:activityId", (req: Request<{ activityId: string }>, res: Response) => {
-    res.writeHead(200, {
-      "Content-Type": "image/gif",
-      "Content-Length": GIF.length,
-      "Cache-Control": "no-store, no-cache, must-revalidate, max-age=0",
-      Pragma: "no-cache",
-      Expires: "0",
-    });
-    res.end(GIF);
+    answerPixel(res);
     if (UUID.test(req.params.activityId)) record(req.params.activityId, "open");
   });
   app.get("/t/c/:activityId", (req: Request<{ activityId: string }>, res: Response) => {
