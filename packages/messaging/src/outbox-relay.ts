@@ -25,12 +25,6 @@ export interface OutboxRelayOptions {
   /** Sleep between passes when the last batch was not full. */
   intervalMs: number;
   batchSize: number;
-  /**
-   * After a kick, wait this long before leasing, so the rows other requests commit meanwhile go out in the same
-   * pass (default 5 ms). Under load every committed send or notification kicks; without the wait each pass took
-   * a handful of rows and the lease and delete statements outnumbered the work.
-   */
-  lingerMs?: number;
   logger?: MessagingLogger;
 }
 
@@ -72,10 +66,6 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
       wake = undefined;
     });
 
-  const lingerMs = opts.lingerMs ?? 5;
-  const linger = (): Promise<void> =>
-    lingerMs > 0 && !stopped ? new Promise((resolve) => setTimeout(resolve, lingerMs)) : Promise.resolve();
-
   const loop = async (): Promise<void> => {
     while (!stopped) {
       kicked = false;
@@ -88,10 +78,8 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
         logger.error(errorFields(err), "outbox relay pass failed; retrying after the interval");
       }
       // A full batch means more rows are probably waiting; a kick during the pass means new rows committed.
-      if (stopped || full) continue;
-      if (!kicked) await sleep(opts.intervalMs);
-      // Woken by a kick (during the pass or the sleep): gather what commits in the next few ms as well.
-      if (kicked) await linger();
+      if (stopped || full || kicked) continue;
+      await sleep(opts.intervalMs);
     }
   };
   const running = loop();
