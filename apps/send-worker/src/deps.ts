@@ -36,6 +36,10 @@ export async function createDeps(env: Env): Promise<Deps> {
       ...provider,
       ...(env.SES_ENDPOINT ? { endpoint: env.SES_ENDPOINT } : {}),
       requestTimeoutMs: env.PROVIDER_TIMEOUT_MS,
+      // The SDK never retries a send behind the worker's back: a retry would skip the global rate limiter (a
+      // throttled call came straight back as another throttle) and, after a timeout, could send an email SES
+      // had already accepted. Throttling and transient errors are retried by the worker, each with a new slot.
+      maxAttempts: 1,
     }),
     s3: createS3Client({ ...provider, ...(env.S3_ENDPOINT ? { endpoint: env.S3_ENDPOINT } : {}) }),
     limiter: createRateLimiter(redis, { perSecond: env.SEND_RATE_PER_SECOND }),
