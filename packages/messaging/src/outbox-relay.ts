@@ -12,7 +12,7 @@ export interface OutboxRecord {
 
 /**
  * Implemented by @emailsvc/db. `relayBatch` locks up to `limit` unpublished rows (skipping rows another relay
- * holds), calls `publish` with them, marks them published only if `publish` resolves, and returns how many
+ * holds), calls `publish` with them, removes them only if `publish` resolves, and returns how many
  * rows it handed over. A throw from `publish` leaves the rows for the next pass.
  */
 export interface OutboxStore {
@@ -36,9 +36,8 @@ export interface OutboxRelay {
 }
 
 /**
- * Publishes committed outbox rows. A row is marked published in the same transaction that locked it, after the
- * broker confirmed it, so a crash anywhere means the row is published again later: delivery is at-least-once,
- * and consumers dedupe on `envelope.id`.
+ * Publishes committed outbox rows. A row is removed only after the broker confirmed it, so a crash anywhere means
+ * the row is published again later: delivery is at-least-once, and consumers dedupe on `envelope.id`.
  */
 export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
   const logger = opts.logger ?? silentLogger;

@@ -102,8 +102,8 @@ async function loadOrCreate(
  * One delivery attempt of an email event to the project's webhook URL (live → webhook_url, test →
  * webhook_url_dev; never a fallback to the other). An event with no URL for its mode is delivered nowhere: with
  * `destinations` it is dropped at once (the event itself stays stored as the email event record and the
- * activity's state); without, or if the URL went away after a delivery was stored, the delivery is `skipped`. Every attempt is logged
- * (status, response body cut to 5,000 characters, duration, error). Returns "retry" when another attempt is due.
+ * activity's state); without, or if the URL went away after a delivery was stored, the delivery is `skipped`.
+ * Every attempt is logged (status, response body cut to 5,000 characters, duration, error). Returns "retry" when another attempt is due.
  */
 export async function deliverWebhook(
   deps: DeliverDeps,
