@@ -3,7 +3,7 @@ import type { Express } from "express";
 import { finishApp, type Lifecycle } from "@emailsvc/http";
 import { baseApp } from "@emailsvc/runtime";
 import type { Deps } from "./deps";
-import { providerWebhookRouter } from "./routes/provider-webhook.routes";
+import { providerWebhookFastPath } from "./routes/provider-webhook.routes";
 import { mountTracking, pixelFastPath } from "./routes/tracking.routes";
 
 /**
@@ -14,19 +14,19 @@ import { mountTracking, pixelFastPath } from "./routes/tracking.routes";
 export function createApp(deps: Deps, lifecycle?: Pick<Lifecycle, "isAcceptingTraffic">): Express {
   const record = (activityId: string, kind: "open" | "click", url?: string) =>
     deps.hits.add({ activityId, kind, at: new Date(), ...(url ? { url } : {}) });
+  const webhook = { verify: deps.verify, broker: deps.broker, logger: deps.logger };
   const app = baseApp(deps, lifecycle, {
-    early: (a) => {
-      mountTracking(a, { secret: deps.env.TRACKING_SECRET, logger: deps.logger, record });
-      a.use(providerWebhookRouter({ verify: deps.verify, broker: deps.broker, logger: deps.logger }));
-    },
+    early: (a) => mountTracking(a, { secret: deps.env.TRACKING_SECRET, logger: deps.logger, record }),
   });
   finishApp(app, deps.logger);
-  // An Express app is `(req, res, next) => app.handle(req, res, next)`: putting the pixel in front of `handle`
-  // serves it for the real server and for supertest alike, before Express touches the request.
+  // An Express app is `(req, res, next) => app.handle(req, res, next)`: putting the pixel and the SNS receiver
+  // (POST /webhooks/provider, only served here) in front of `handle` serves them for the real server and for
+  // supertest alike, before Express touches the request.
   const pixel = pixelFastPath({ record });
+  const provider = providerWebhookFastPath(webhook);
   const handle = (app as unknown as { handle: Handle }).handle.bind(app);
   (app as unknown as { handle: Handle }).handle = (req, res, next) => {
-    if (!pixel(req, res)) handle(req, res, next);
+    if (!pixel(req, res) && !provider(req, res)) handle(req, res, next);
   };
   return app;
 }

@@ -11,14 +11,13 @@ import { createDb } from "@emailsvc/db";
 import { createBroker } from "@emailsvc/messaging";
 import { createLogger, createMetrics } from "@emailsvc/observability";
 import { createSnsVerifier, readSnsTestFixtures, signSnsMessage } from "@emailsvc/provider";
-import express from "express";
 import { createApp } from "../src/app";
 import { createGroupWriter } from "../src/infra/group-writer";
 import { recordTrackingHits, type TrackingHit } from "../src/use-cases/record-tracking-hits";
-import { providerWebhookRouter } from "../src/routes/provider-webhook.routes";
+import { providerWebhookFastPath } from "../src/routes/provider-webhook.routes";
 import { notificationConsumer } from "../src/consumers/notification.consumer";
 import type { Deps } from "../src/deps";
-import { applyNotification } from "../src/use-cases/apply-notification";
+import { applyNotification, applyNotifications } from "../src/use-cases/apply-notification";
 
 jest.setTimeout(30_000);
 const SECRET = "s".repeat(32);
@@ -152,6 +151,32 @@ describe("POST /webhooks/provider", () => {
     expect(res).toMatchObject({ status: 400, body: { success: false, error: "Invalid JSON" } });
   });
 
+  it("answers 413 past SNS's 256 KB and 500 when the notification cannot be queued", async () => {
+    const big = await request(createApp(deps))
+      .post("/webhooks/provider")
+      .set("Content-Type", "text/plain")
+      .send("x".repeat(300 * 1024));
+    expect(big).toMatchObject({ status: 413, body: { success: false, error: "Request body too large" } });
+    const down = {
+      ...deps,
+      broker: {
+        ...broker,
+        publish: async () => Promise.reject(new Error("broker down")),
+      } as unknown as Deps["broker"],
+    };
+    const res = await request(createApp(down))
+      .post("/webhooks/provider")
+      .set("Content-Type", "text/plain")
+      .send(JSON.stringify(snsNotification(sesEvent("Delivery", "p3"))));
+    expect(res.status).toBe(500);
+    expect(res.body.success).toBe(false);
+  });
+
+  it("leaves other methods and paths to Express", async () => {
+    const res = await request(createApp(deps)).get("/webhooks/provider");
+    expect(res.status).toBe(404);
+  });
+
   it("confirms a subscription only through an AWS SNS SubscribeURL", async () => {
     const confirmed: string[] = [];
     const app = createApp({ ...deps });
@@ -168,14 +193,15 @@ describe("POST /webhooks/provider", () => {
         },
         { privateKeyPem, certUrl },
       );
-    const confirmApp = express().use(
-      providerWebhookRouter({
-        verify: deps.verify,
-        broker,
-        logger,
-        confirmSubscription: async (u: string) => void confirmed.push(u),
-      }),
-    );
+    const fastPath = providerWebhookFastPath({
+      verify: deps.verify,
+      broker,
+      logger,
+      confirmSubscription: async (u: string) => void confirmed.push(u),
+    });
+    const confirmApp = http.createServer((req, res) => {
+      if (!fastPath(req, res)) res.writeHead(404).end();
+    });
     const good = await request(confirmApp)
       .post("/webhooks/provider")
       .set("Content-Type", "text/plain")
@@ -301,6 +327,93 @@ describe("notification processing (spec 4.9 mapping)", () => {
     };
     expect(await applyNotification(db, randomUUID(), ev)).toBe("applied");
     expect(await row(a.activityId)).toMatchObject({ status: "sent", provider_message_id: "prov-new" });
+  });
+
+  it("applies a batch in one statement: one activity at a time, duplicates, unknown ids and ignored types", async () => {
+    const a = await newActivity({ status: "sending" });
+    const b = await newActivity();
+    const c = await newActivity();
+    const sameRecipient = await newActivity();
+    await db.pool.query("UPDATE activities SET project_id = $1, recipient = $2 WHERE id = $3", [
+      c.projectId,
+      c.recipient.toUpperCase(),
+      sameRecipient.activityId,
+    ]);
+    const dup = randomUUID();
+    const results = await applyNotifications(db, [
+      { snsMessageId: randomUUID(), event: sesEvent("Send", a.providerId) },
+      { snsMessageId: randomUUID(), event: sesEvent("Delivery", a.providerId) },
+      { snsMessageId: dup, event: sesEvent("Delivery", b.providerId) },
+      { snsMessageId: dup, event: sesEvent("Delivery", b.providerId) },
+      { snsMessageId: randomUUID(), event: sesEvent("Delivery", "prov-unknown") },
+      { snsMessageId: randomUUID(), event: sesEvent("Open", b.providerId) },
+      { snsMessageId: randomUUID(), event: sesEvent("Bounce", c.providerId, { bounceType: "Permanent" }) },
+      {
+        snsMessageId: randomUUID(),
+        event: sesEvent("Bounce", sameRecipient.providerId, { bounceType: "Permanent" }),
+      },
+    ]);
+    expect(results).toEqual([
+      "applied",
+      "deferred",
+      "applied",
+      "deferred",
+      "unknown-activity",
+      "ignored",
+      "applied",
+      "applied",
+    ]);
+    expect((await row(a.activityId)).status).toBe("sent");
+    expect((await row(b.activityId)).status).toBe("delivered");
+    // The deferred ones, in the next batch: the Delivery applies after the Send, the repeat is a duplicate.
+    expect(
+      await applyNotifications(db, [
+        { snsMessageId: randomUUID(), event: sesEvent("Delivery", a.providerId) },
+        { snsMessageId: dup, event: sesEvent("Delivery", b.providerId) },
+      ]),
+    ).toEqual(["applied", "duplicate"]);
+    expect((await row(a.activityId)).status).toBe("delivered");
+    const events = await db.pool.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM email_events WHERE activity_id = ANY($1::uuid[])",
+      [[a.activityId, b.activityId, c.activityId, sameRecipient.activityId]],
+    );
+    expect(events.rows[0]!.n).toBe(5);
+    const sup = await db.pool.query("SELECT email, reason FROM suppressions WHERE project_id = $1", [
+      c.projectId,
+    ]);
+    expect(sup.rows).toEqual([{ email: c.recipient, reason: "bounce" }]);
+  });
+
+  it("applies deliveries taken from the queue together and acks each of them", async () => {
+    const acts = await Promise.all(Array.from({ length: 30 }, () => newActivity()));
+    const consumer = await broker.consume(
+      Queues.notificationIngest,
+      notificationConsumer({ db, logger, kickOutbox: () => undefined }),
+      { prefetch: 20 },
+    );
+    try {
+      const app = createApp(deps);
+      await Promise.all(
+        acts.map((a) =>
+          request(app)
+            .post("/webhooks/provider")
+            .set("Content-Type", "text/plain")
+            .send(JSON.stringify(snsNotification(sesEvent("Delivery", a.providerId)))),
+        ),
+      );
+      const delivered = async () =>
+        (
+          await db.pool.query<{ n: number }>(
+            "SELECT count(*)::int AS n FROM activities WHERE id = ANY($1::uuid[]) AND status = 'delivered'",
+            [acts.map((a) => a.activityId)],
+          )
+        ).rows[0]!.n;
+      for (let i = 0; i < 100 && (await delivered()) < acts.length; i++)
+        await new Promise((r) => setTimeout(r, 100));
+      expect(await delivered()).toBe(acts.length);
+    } finally {
+      await consumer.close();
+    }
   });
 
   it("is consumed from the queue end to end", async () => {

@@ -3,10 +3,22 @@ import type { Db } from "@emailsvc/db";
 import { PermanentError, RetryableError } from "@emailsvc/messaging";
 import type { Logger } from "@emailsvc/observability";
 import type { SesEvent } from "../domain/ses-event";
-import { applyNotification } from "../use-cases/apply-notification";
+import { createBatcher } from "../infra/batcher";
+import {
+  type ApplyResult,
+  applyNotifications,
+  type ProviderNotification,
+} from "../use-cases/apply-notification";
 
-/** provider.notification → applyNotification; an event for an activity we cannot find yet is retried. */
+/**
+ * provider.notification → applyNotifications. The queue's concurrent handlers each submit their notification to
+ * one batcher, so the deliveries in flight are applied together in one statement; each handler still acks or
+ * retries its own message. An event for an activity we cannot find yet is retried.
+ */
 export function notificationConsumer(deps: { db: Db; logger: Logger; kickOutbox: () => void }) {
+  const batcher = createBatcher<ProviderNotification, ApplyResult>({
+    run: (batch) => applyNotifications(deps.db, batch),
+  });
   return async (envelope: Envelope<{ notificationId: string; message?: string }>): Promise<void> => {
     let event: SesEvent;
     try {
@@ -15,7 +27,10 @@ export function notificationConsumer(deps: { db: Db; logger: Logger; kickOutbox:
     } catch (err) {
       throw new PermanentError(`unreadable SES event: ${err instanceof Error ? err.message : String(err)}`);
     }
-    const result = await applyNotification(deps.db, envelope.payload.notificationId, event);
+    const item = { snsMessageId: envelope.payload.notificationId, event };
+    let result = await batcher.submit(item);
+    // Another notification for the same activity went first in that batch: this one follows in a later batch.
+    while (result === "deferred") result = await batcher.submit(item);
     if (result === "applied") deps.kickOutbox();
     if (result === "unknown-activity")
       throw new RetryableError(`no activity for provider message ${event.mail.messageId}`);

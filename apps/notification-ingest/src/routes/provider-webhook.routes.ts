@@ -1,4 +1,4 @@
-import express, { Router } from "express";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { Exchanges, makeEnvelope, RoutingKeys } from "@emailsvc/contracts";
 import type { Broker } from "@emailsvc/messaging";
 import type { Logger } from "@emailsvc/observability";
@@ -12,6 +12,14 @@ export interface ProviderWebhookDeps {
   confirmSubscription?: (url: string) => Promise<void>;
 }
 
+/** SNS messages are at most 256 KB. */
+const BODY_LIMIT = 256 * 1024;
+
+interface Answer {
+  status: number;
+  body: Record<string, unknown>;
+}
+
 async function getSubscribeUrl(url: string): Promise<void> {
   const res = await fetch(url);
   if (!res.ok) throw new Error(`SubscribeURL answered ${res.status}`);
@@ -22,21 +30,20 @@ async function getSubscribeUrl(url: string): Promise<void> {
  *   200 { success: true }                          notification accepted (queued) or subscription confirmed
  *   400 { success: false, error: "Invalid JSON" }  body is not JSON / not an SNS message
  *   403 { success: false, error: "Invalid SNS signature" }  signature, certificate host or topic refused
+ *   413 { success: false, error: "Request body too large" } more than SNS's 256 KB
  *   500 { success: false, error }                  could not queue it (SNS retries)
  * A notification is only queued here (confirmed publish); the DB work runs in the consumer.
  */
-export function providerWebhookRouter(deps: ProviderWebhookDeps): Router {
-  const r = Router();
+export function providerWebhookHandler(deps: ProviderWebhookDeps): (raw: string) => Promise<Answer> {
   const confirm = deps.confirmSubscription ?? getSubscribeUrl;
-  r.post("/webhooks/provider", express.text({ type: () => true, limit: "256kb" }), async (req, res) => {
+  return async (raw) => {
     let msg: Record<string, unknown>;
     try {
-      msg = JSON.parse(typeof req.body === "string" ? req.body : "") as Record<string, unknown>;
+      msg = JSON.parse(raw) as Record<string, unknown>;
       if (!msg || typeof msg !== "object" || typeof msg.Type !== "string")
         throw new Error("not an SNS message");
     } catch {
-      res.status(400).json({ success: false, error: "Invalid JSON" });
-      return;
+      return { status: 400, body: { success: false, error: "Invalid JSON" } };
     }
     try {
       await deps.verify(msg);
@@ -45,38 +52,84 @@ export function providerWebhookRouter(deps: ProviderWebhookDeps): Router {
         { reason: err instanceof SnsVerificationError ? err.reason : String(err) },
         "refused SNS message",
       );
-      res.status(403).json({ success: false, error: "Invalid SNS signature" });
-      return;
+      return { status: 403, body: { success: false, error: "Invalid SNS signature" } };
     }
-    if (msg.Type === "SubscriptionConfirmation") {
-      const url = String(msg.SubscribeURL ?? "");
-      let host = "";
-      try {
-        const u = new URL(url);
-        host = u.protocol === "https:" ? u.hostname : "";
-      } catch {
-        /* invalid */
+    try {
+      if (msg.Type === "SubscriptionConfirmation") {
+        const url = String(msg.SubscribeURL ?? "");
+        let host = "";
+        try {
+          const u = new URL(url);
+          host = u.protocol === "https:" ? u.hostname : "";
+        } catch {
+          /* invalid */
+        }
+        // Only ever call back to an AWS SNS host, whatever the (verified) message says.
+        if (!AWS_SNS_CERT_HOST.test(host))
+          return { status: 400, body: { success: false, error: "SubscribeURL is not an AWS SNS URL" } };
+        await confirm(url);
+        return { status: 200, body: { success: true, message: "Subscription confirmed" } };
       }
-      // Only ever call back to an AWS SNS host, whatever the (verified) message says.
-      if (!AWS_SNS_CERT_HOST.test(host)) {
-        res.status(400).json({ success: false, error: "SubscribeURL is not an AWS SNS URL" });
+      if (msg.Type !== "Notification")
+        return { status: 200, body: { success: true, message: `${String(msg.Type)} acknowledged` } };
+      const envelope = makeEnvelope(
+        RoutingKeys.providerNotification,
+        {
+          notificationId: String(msg.MessageId),
+          message: String(msg.Message),
+          topicArn: String(msg.TopicArn),
+        },
+        { projectId: null },
+      );
+      await deps.broker.publish(Exchanges.providerNotifications, RoutingKeys.providerNotification, envelope);
+      return { status: 200, body: { success: true } };
+    } catch (err) {
+      deps.logger.error({ err, type: msg.Type }, "could not take the SNS message; SNS will retry");
+      return { status: 500, body: { success: false, error: "Could not accept the message, try again" } };
+    }
+  };
+}
+
+function send(res: ServerResponse, a: Answer): void {
+  const json = JSON.stringify(a.body);
+  res.writeHead(a.status, {
+    "Content-Type": "application/json; charset=utf-8",
+    "Content-Length": Buffer.byteLength(json),
+  });
+  res.end(json);
+}
+
+const PATH = /^\/webhooks\/provider\/?(?:\?|$)/;
+
+/**
+ * POST /webhooks/provider on plain node:http, ahead of Express (as the pixel): every delivery, bounce and open of
+ * every email arrives here, and Express's per-request set-up, router walk and body parser cost more than the
+ * signature check. Returns false for every other request, which Express then handles as usual.
+ */
+export function providerWebhookFastPath(deps: ProviderWebhookDeps) {
+  const handle = providerWebhookHandler(deps);
+  return (req: IncomingMessage, res: ServerResponse): boolean => {
+    if (req.method !== "POST" || !PATH.test(req.url ?? "")) return false;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let refused = false;
+    req.on("data", (c: Buffer) => {
+      if (refused) return;
+      size += c.length;
+      if (size > BODY_LIMIT) {
+        refused = true;
+        res.setHeader("Connection", "close");
+        send(res, { status: 413, body: { success: false, error: "Request body too large" } });
         return;
       }
-      await confirm(url);
-      res.json({ success: true, message: "Subscription confirmed" });
-      return;
-    }
-    if (msg.Type !== "Notification") {
-      res.json({ success: true, message: `${String(msg.Type)} acknowledged` });
-      return;
-    }
-    const envelope = makeEnvelope(
-      RoutingKeys.providerNotification,
-      { notificationId: String(msg.MessageId), message: String(msg.Message), topicArn: String(msg.TopicArn) },
-      { projectId: null },
-    );
-    await deps.broker.publish(Exchanges.providerNotifications, RoutingKeys.providerNotification, envelope);
-    res.json({ success: true });
-  });
-  return r;
+      chunks.push(c);
+    });
+    req.on("end", () => {
+      if (refused) return;
+      const raw = chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8");
+      void handle(raw).then((a) => send(res, a));
+    });
+    req.on("error", () => res.destroy());
+    return true;
+  };
 }

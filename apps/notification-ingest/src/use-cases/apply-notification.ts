@@ -3,80 +3,115 @@ import { Exchanges, makeEnvelope, type RoutingKey } from "@emailsvc/contracts";
 import { type Db } from "@emailsvc/db";
 import { ALLOWED_FROM, EVENT_MAP, eventDetails, eventTimestamp, type SesEvent } from "../domain/ses-event";
 
-export type ApplyResult = "applied" | "duplicate" | "ignored" | "unknown-activity";
-
-/** Activity columns a status may set its timestamp on (the only names interpolated into the SQL below). */
-const AT_COLUMNS = new Set(["delivered_at", "bounced_at", "complained_at"]);
-
 /**
- * The whole notification as ONE statement (one round trip; a statement is atomic like a transaction):
- *   a    the activity, by provider message id, else by the activity_id tag the send-worker set (its answer may
- *        not be stored yet), locked;
- *   ev   the email event record, de-duplicated by the SNS MessageId (nothing below runs for a duplicate);
- *   upd  reconciliation (`Send` while still `sending`: the worker died after SES accepted it) and the
- *        forward-only status of spec 4.9 with its timestamp and bounce type;
- *   sup  the suppression of hard bounces and complaints;
- *   ob   the outbox row of the client webhook event: the envelope is built in TypeScript and the statement fills
- *        in the activity's id, project and mode, which only it knows.
+ * `deferred`: another notification for the same activity came earlier in the same batch; it is applied in a
+ * later batch, so the steps on one activity stay in arrival order.
  */
-function applySql(at: string | null): string {
-  if (at && !AT_COLUMNS.has(at)) throw new Error(`unexpected timestamp column ${at}`);
-  const atSet = at ? `${at} = COALESCE(t.${at}, $6),` : "";
-  return `
-WITH a AS (
-  SELECT id, project_id, is_test, recipient, status FROM activities
-   WHERE provider_message_id = $1 OR ($2::uuid IS NOT NULL AND id = $2::uuid)
-   ORDER BY (provider_message_id = $1) DESC NULLS LAST LIMIT 1 FOR UPDATE
-), ev AS (
-  INSERT INTO email_events (id, project_id, activity_id, type, provider_event_id, is_test, occurred_at, payload)
-  SELECT $3::uuid, a.project_id, a.id, $4, $5, a.is_test, $6, $7::jsonb FROM a
-  ON CONFLICT (provider_event_id) DO NOTHING RETURNING activity_id
-), upd AS (
-  UPDATE activities t SET
-    status = CASE WHEN $8::boolean AND t.status = 'sending' THEN 'sent'
-                  WHEN $9::text IS NOT NULL AND t.status = ANY($10::text[]) THEN $9::text
-                  ELSE t.status END,
-    provider_message_id = CASE WHEN $8::boolean AND t.status = 'sending' THEN COALESCE(t.provider_message_id, $1) ELSE t.provider_message_id END,
-    sent_at = CASE WHEN $8::boolean AND t.status = 'sending' THEN COALESCE(t.sent_at, $6) ELSE t.sent_at END,
-    ${atSet}
-    bounce_type = COALESCE($11::text, t.bounce_type),
-    updated_at = now()
-  FROM ev WHERE t.id = ev.activity_id AND ($8::boolean OR $9::text IS NOT NULL)
-), sup AS (
-  INSERT INTO suppressions (id, project_id, email, reason, source_activity_id)
-  SELECT gen_random_uuid(), a.project_id, lower(a.recipient), $12, a.id FROM a JOIN ev ON ev.activity_id = a.id
-   WHERE $12::text IS NOT NULL AND a.project_id IS NOT NULL
-  ON CONFLICT (project_id, email) DO NOTHING
-), ob AS (
-  INSERT INTO outbox_messages (id, exchange, routing_key, payload)
-  SELECT $13::uuid, $14, $15,
-         jsonb_set($16::jsonb || jsonb_build_object('projectId', a.project_id), '{payload}',
-                   ($16::jsonb -> 'payload') || jsonb_build_object('activityId', a.id, 'projectId', a.project_id, 'isTest', a.is_test))
-    FROM a JOIN ev ON ev.activity_id = a.id
-   WHERE $15::text IS NOT NULL AND a.project_id IS NOT NULL
-)
-SELECT (SELECT count(*) FROM a)::int AS found, (SELECT count(*) FROM ev)::int AS inserted`;
+export type ApplyResult = "applied" | "duplicate" | "ignored" | "unknown-activity" | "deferred";
+
+export interface ProviderNotification {
+  /** The SNS MessageId: the de-duplication key. */
+  snsMessageId: string;
+  event: SesEvent;
 }
 
 /**
- * One provider notification: the email event record (de-duplicated by the SNS MessageId), the forward-only
- * activity update of spec 4.9, the suppression of hard bounces and complaints, and the outbox row of the client
- * webhook event, all in one statement (see applySql).
+ * A batch of notifications as ONE statement (one round trip; a statement is atomic like a transaction):
+ *   r    the notifications, in arrival order;
+ *   m    each one's activity: by provider message id, else by the activity_id tag the send-worker set (its answer
+ *        may not be stored yet);
+ *   f    the first notification per activity; later ones for the same activity are deferred to the next batch,
+ *        so every row below is touched once and each activity's steps keep their order;
+ *   a    those activities, locked in id order (two batches never wait on each other in a cycle);
+ *   ev   the email event records, de-duplicated by the SNS MessageId (nothing below runs for a duplicate);
+ *   upd  reconciliation (`Send` while still `sending`: the worker died after SES accepted it) and the
+ *        forward-only status of spec 4.9 with its timestamp and bounce type;
+ *   sup  the suppression of hard bounces and complaints;
+ *   ob   the outbox rows of the client webhook events: envelopes built in TypeScript, the statement fills in the
+ *        activity's id, project and mode, which only it knows.
+ * It answers one row per notification: whether its activity was found, ran in this batch, and was inserted.
  */
-export async function applyNotification(db: Db, snsMessageId: string, event: SesEvent): Promise<ApplyResult> {
+const APPLY_SQL = `
+WITH r AS (
+  SELECT * FROM unnest($1::text[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::timestamptz[], $7::jsonb[],
+                       $8::boolean[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::uuid[],
+                       $15::text[], $16::jsonb[])
+    WITH ORDINALITY AS r(message_id, tagged, ev_id, stored, sns_id, at, payload, is_send, status, allowed, at_col,
+                         bounce_type, suppress, ob_id, rk, env, ord)
+), m AS (
+  SELECT r.ord, x.id AS activity_id FROM r CROSS JOIN LATERAL (
+    SELECT id FROM activities
+     WHERE provider_message_id = r.message_id OR (r.tagged IS NOT NULL AND id = r.tagged)
+     ORDER BY (provider_message_id = r.message_id) DESC NULLS LAST LIMIT 1) x
+), f AS (
+  SELECT DISTINCT ON (activity_id) activity_id, ord FROM m ORDER BY activity_id, ord
+), a AS (
+  SELECT t.id, t.project_id, t.is_test, t.recipient, f.ord FROM activities t JOIN f ON f.activity_id = t.id
+   ORDER BY t.id FOR UPDATE OF t
+), ev AS (
+  INSERT INTO email_events (id, project_id, activity_id, type, provider_event_id, is_test, occurred_at, payload)
+  SELECT r.ev_id, a.project_id, a.id, r.stored, r.sns_id, a.is_test, r.at, r.payload FROM a JOIN r ON r.ord = a.ord
+  ON CONFLICT (provider_event_id) DO NOTHING RETURNING activity_id
+), j AS (
+  SELECT a.id, a.project_id, a.is_test, a.recipient, r.* FROM ev JOIN a ON a.id = ev.activity_id JOIN r ON r.ord = a.ord
+), upd AS (
+  UPDATE activities t SET
+    status = CASE WHEN j.is_send AND t.status = 'sending' THEN 'sent'
+                  WHEN j.status IS NOT NULL AND t.status = ANY(string_to_array(j.allowed, ',')) THEN j.status
+                  ELSE t.status END,
+    provider_message_id = CASE WHEN j.is_send AND t.status = 'sending' THEN COALESCE(t.provider_message_id, j.message_id) ELSE t.provider_message_id END,
+    sent_at = CASE WHEN j.is_send AND t.status = 'sending' THEN COALESCE(t.sent_at, j.at) ELSE t.sent_at END,
+    delivered_at = CASE WHEN j.at_col = 'delivered_at' THEN COALESCE(t.delivered_at, j.at) ELSE t.delivered_at END,
+    bounced_at = CASE WHEN j.at_col = 'bounced_at' THEN COALESCE(t.bounced_at, j.at) ELSE t.bounced_at END,
+    complained_at = CASE WHEN j.at_col = 'complained_at' THEN COALESCE(t.complained_at, j.at) ELSE t.complained_at END,
+    bounce_type = COALESCE(j.bounce_type, t.bounce_type),
+    updated_at = now()
+  FROM j WHERE t.id = j.id AND (j.is_send OR j.status IS NOT NULL)
+), sup AS (
+  INSERT INTO suppressions (id, project_id, email, reason, source_activity_id)
+  SELECT DISTINCT ON (project_id, lower(recipient)) gen_random_uuid(), project_id, lower(recipient), suppress, id
+    FROM j WHERE suppress IS NOT NULL AND project_id IS NOT NULL
+   ORDER BY project_id, lower(recipient), ord
+  ON CONFLICT (project_id, email) DO NOTHING
+), ob AS (
+  INSERT INTO outbox_messages (id, exchange, routing_key, payload)
+  SELECT ob_id, $17, rk,
+         jsonb_set(env || jsonb_build_object('projectId', project_id), '{payload}',
+                   (env -> 'payload') || jsonb_build_object('activityId', id, 'projectId', project_id, 'isTest', is_test))
+    FROM j WHERE rk IS NOT NULL AND project_id IS NOT NULL
+)
+SELECT r.ord::int AS ord, (m.ord IS NOT NULL) AS found, (f.ord IS NOT NULL) AS first,
+       EXISTS (SELECT 1 FROM j WHERE j.ord = r.ord) AS inserted
+  FROM r LEFT JOIN m ON m.ord = r.ord LEFT JOIN f ON f.ord = r.ord
+ ORDER BY r.ord`;
+
+interface Row {
+  messageId: string;
+  tagged: string | null;
+  eventRecordId: string;
+  stored: string;
+  snsMessageId: string;
+  at: Date;
+  payload: string;
+  isSend: boolean;
+  status: string | null;
+  allowed: string | null;
+  atColumn: string | null;
+  bounceType: string | null;
+  suppress: string | null;
+  outboxId: string | null;
+  routingKey: string | null;
+  envelope: string | null;
+}
+
+/** The statement's parameters for one notification, or null for an event type we do not record. */
+function toRow({ snsMessageId, event }: ProviderNotification): Row | null {
   const type = event.eventType ?? event.notificationType ?? "";
   const map = EVENT_MAP[type];
-  if (!map) return "ignored";
+  if (!map) return null;
   const at = eventTimestamp(event);
   const tagged = event.mail.tags?.activity_id?.[0];
   const eventRecordId = randomUUID();
-  // Hard bounces and complaints suppress the recipient; a soft (Transient) bounce does not.
-  const suppress =
-    type === "Complaint"
-      ? "complaint"
-      : type === "Bounce" && event.bounce?.bounceType === "Permanent"
-        ? "bounce"
-        : null;
   const details = eventDetails(event);
   // Built here so its shape stays makeEnvelope's; the statement sets activityId, projectId and isTest.
   const envelope = map.clientEvent
@@ -93,26 +128,82 @@ export async function applyNotification(db: Db, snsMessageId: string, event: Ses
         { projectId: null, causationId: snsMessageId },
       )
     : null;
-  const res = await db.pool.query<{ found: number; inserted: number }>(applySql(map.status ? map.at : null), [
-    event.mail.messageId,
-    tagged && /^[0-9a-f-]{36}$/i.test(tagged) ? tagged : null,
+  return {
+    messageId: event.mail.messageId,
+    tagged:
+      tagged && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(tagged)
+        ? tagged
+        : null,
     eventRecordId,
-    map.stored,
+    stored: map.stored,
     snsMessageId,
     at,
-    JSON.stringify(event),
-    type === "Send",
-    map.status,
-    map.status ? ALLOWED_FROM[map.status] : null,
-    map.status ? (event.bounce?.bounceType ?? null) : null,
-    suppress,
-    envelope ? randomUUID() : null,
-    Exchanges.emailEvents,
-    map.clientEvent,
-    envelope ? JSON.stringify(envelope) : null,
-  ]);
-  const r = res.rows[0];
-  if (!r?.found) return "unknown-activity";
-  if (!r.inserted) return "duplicate";
-  return "applied";
+    payload: JSON.stringify(event),
+    isSend: type === "Send",
+    status: map.status,
+    allowed: map.status ? (ALLOWED_FROM[map.status] ?? []).join(",") : null,
+    atColumn: map.status ? map.at : null,
+    bounceType: map.status ? (event.bounce?.bounceType ?? null) : null,
+    // Hard bounces and complaints suppress the recipient; a soft (Transient) bounce does not.
+    suppress:
+      type === "Complaint"
+        ? "complaint"
+        : type === "Bounce" && event.bounce?.bounceType === "Permanent"
+          ? "bounce"
+          : null,
+    outboxId: envelope ? randomUUID() : null,
+    routingKey: map.clientEvent,
+    envelope: envelope ? JSON.stringify(envelope) : null,
+  };
+}
+
+/**
+ * Provider notifications, each: the email event record (de-duplicated by the SNS MessageId), the forward-only
+ * activity update of spec 4.9, the suppression of hard bounces and complaints, and the outbox row of the client
+ * webhook event; the whole batch in one statement (see APPLY_SQL). One result per notification, in order.
+ */
+export async function applyNotifications(
+  db: Db,
+  batch: readonly ProviderNotification[],
+): Promise<ApplyResult[]> {
+  const rows = batch.map(toRow);
+  const known = rows.filter((r): r is Row => r !== null);
+  const results: ApplyResult[] = rows.map(() => "ignored");
+  if (!known.length) return results;
+  const col = <K extends keyof Row>(k: K) => known.map((r) => r[k]);
+  const res = await db.pool.query<{ ord: number; found: boolean; first: boolean; inserted: boolean }>(
+    APPLY_SQL,
+    [
+      col("messageId"),
+      col("tagged"),
+      col("eventRecordId"),
+      col("stored"),
+      col("snsMessageId"),
+      col("at"),
+      col("payload"),
+      col("isSend"),
+      col("status"),
+      col("allowed"),
+      col("atColumn"),
+      col("bounceType"),
+      col("suppress"),
+      col("outboxId"),
+      col("routingKey"),
+      col("envelope"),
+      Exchanges.emailEvents,
+    ],
+  );
+  const byOrd = res.rows.map((r): ApplyResult =>
+    !r.found ? "unknown-activity" : !r.first ? "deferred" : r.inserted ? "applied" : "duplicate",
+  );
+  let k = 0;
+  rows.forEach((r, i) => {
+    if (r) results[i] = byOrd[k++]!;
+  });
+  return results;
+}
+
+/** One notification on its own (a batch of one). */
+export async function applyNotification(db: Db, snsMessageId: string, event: SesEvent): Promise<ApplyResult> {
+  return (await applyNotifications(db, [{ snsMessageId, event }]))[0]!;
 }
