@@ -82,6 +82,23 @@ test("publishMany pipelines confirms; email.# reaches the webhook dispatcher que
   await consumer.close();
 });
 
+test("publishMany lets the event loop in between slices of a large batch", async () => {
+  let encoded = 0;
+  const envs = Array.from({ length: 500 }, (_, i) => {
+    const e = makeEnvelope(RoutingKeys.emailSent, { activityId: `slice-${i}`, projectId }, { projectId });
+    return { ...e, toJSON: () => (encoded++, e) };
+  });
+  let encodedAtFirstTurn = -1;
+  setImmediate(() => (encodedAtFirstTurn = encoded));
+  await broker.publishMany(
+    envs.map((e) => ({ exchange: Exchanges.emailEvents, routingKey: e.type, envelope: e })),
+  );
+  expect(encoded).toBe(500);
+  expect(encodedAtFirstTurn).toBeGreaterThan(0);
+  expect(encodedAtFirstTurn).toBeLessThan(500);
+  await look.purge(Queues.webhookDispatcherEvents);
+});
+
 test("a handler failing once with a retryable error runs again after the retry delay", async () => {
   const runs: Array<{ at: number; attempt: number; lastError: unknown }> = [];
   const consumer = await broker.consume(
