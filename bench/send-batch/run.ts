@@ -40,15 +40,35 @@ async function post(payload: string): Promise<{ ms: number; batchId: string }> {
   return { ms: performance.now() - t, batchId: json.batch_id };
 }
 
-async function probeLoop(stop: { done: boolean }): Promise<number> {
-  let worst = 0;
+/** public-api's own longest event-loop delay since the last scrape (prom-client resets it on every collect). */
+async function loopLagMax(): Promise<number> {
+  const text = await (await fetch(`${API}/metrics`)).text();
+  const m = /^nodejs_eventloop_lag_max_seconds\{[^}]*\} ([\d.e+-]+)$/m.exec(text);
+  return m ? Number(m[1]) * 1000 : NaN;
+}
+
+/**
+ * Two views of "other requests keep being answered": the longest /healthz round trip seen from here (it also
+ * counts this process's own pauses, e.g. while it builds a 12,500-recipient body), and public-api's own longest
+ * event-loop delay, scraped from its /metrics every 500 ms.
+ */
+async function probeLoop(stop: { done: boolean }): Promise<{ healthz: number; lag: number }> {
+  let healthz = 0;
+  let lag = 0;
+  let lastScrape = performance.now();
+  await loopLagMax(); // resets the window
   while (!stop.done) {
     const t = performance.now();
     await fetch(`${API}/healthz`);
-    worst = Math.max(worst, performance.now() - t);
+    healthz = Math.max(healthz, performance.now() - t);
+    if (t - lastScrape >= 500) {
+      lag = Math.max(lag, await loopLagMax());
+      lastScrape = t;
+    }
     await new Promise((r) => setTimeout(r, 10));
   }
-  return worst;
+  lag = Math.max(lag, await loopLagMax());
+  return { healthz, lag };
 }
 
 /**
@@ -115,7 +135,7 @@ async function main() {
     }
   }
   stop.done = true;
-  const worstHealthz = await probe;
+  const worst = await probe;
   const rssAfter = await rssOf(3001);
   const raw = await rawBaseline(body(12500), d.project_id);
 
@@ -140,7 +160,7 @@ async function main() {
     `  public-api RSS ${mb(rssBefore)} → ${mb(rssAfter)} (growth ${mb(rssAfter - rssBefore)}, goal < 100 MB)`,
   );
   console.log(
-    `  longest /healthz answer while batches were accepted: ${fmt(worstHealthz)} (goal: event loop never blocked > 100 ms)`,
+    `  while batches were accepted: public-api's longest event-loop delay ${fmt(worst.lag)} (goal ≤ 100 ms), longest /healthz round trip ${fmt(worst.healthz)}`,
   );
 
   const total = [500, 5000, 12500].reduce((s, n) => s + n * runs, 0);
