@@ -329,4 +329,34 @@ describe("global rate limiter (real Redis)", () => {
       expect(inWindow).toBeLessThanOrEqual(11); // 10/s, ±1 for timer granularity at the window edge
     }
   });
+
+  it("holds a send whose slot is free while the last N sends left less than a second ago", async () => {
+    const key = `rate-test:${Date.now()}:late`;
+    // Five sends just left (say their slots' timers fired late, bunched together): the sixth slot is free at once,
+    // but the provider would count six within one second.
+    const [sec, usec] = (await h.redis.time()).map(Number) as [number, number];
+    const now = sec * 1000 + usec / 1000;
+    await h.redis.lpush(`${key}:sent`, ...[400, 300, 200, 100, 0].map((ago) => String(now - ago)));
+    const limiter = createRateLimiter(h.redis, { perSecond: 5, key, marginMs: 15 });
+    const start = Date.now();
+    await limiter.acquire();
+    // The oldest of the five left 400 ms before `now`: the sixth waits until 1,015 ms after it.
+    expect(Date.now() - start).toBeGreaterThanOrEqual(590);
+    expect(await h.redis.llen(`${key}:sent`)).toBe(5);
+  });
+
+  it("never lets more than N sends leave within one second, across limiters", async () => {
+    const key = `rate-test:${Date.now()}:window`;
+    const limiters = [0, 1, 2].map(() => createRateLimiter(h.redis, { perSecond: 8, key, marginMs: 50 }));
+    const times: number[] = [];
+    await Promise.all(
+      Array.from({ length: 24 }, async (_, i) => {
+        await limiters[i % 3]!.acquire();
+        const [sec, usec] = (await h.redis.time()).map(Number) as [number, number];
+        times.push(sec * 1000 + usec / 1000);
+      }),
+    );
+    times.sort((x, y) => x - y);
+    for (let i = 8; i < times.length; i++) expect(times[i]! - times[i - 8]!).toBeGreaterThanOrEqual(1000);
+  });
 });

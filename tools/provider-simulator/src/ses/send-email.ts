@@ -47,7 +47,10 @@ export async function sendEmail(ctx: SimContext, body: unknown): Promise<{ Messa
   const fault = takeFault(ctx, "SendEmail");
   if (fault) throw fault;
   // Before any parsing: throttling must stay cheap under benchmark load, and throttled calls are not recorded.
-  if (!ctx.state.sendRate.tryAccept(ctx.state.config.maxSendRate)) {
+  // The arrival time is both what the rate is checked against and the message's receivedAtMs, so a benchmark
+  // that counts sends per second from receivedAtMs sees exactly what the throttle saw (not arrival + parse time).
+  const arrivedAt = Date.now();
+  if (!ctx.state.sendRate.tryAccept(ctx.state.config.maxSendRate, arrivedAt)) {
     throw new SesError(429, "TooManyRequestsException", "Maximum sending rate exceeded.");
   }
   const parsedBody = sendEmailBody.safeParse(body);
@@ -98,7 +101,7 @@ export async function sendEmail(ctx: SimContext, body: unknown): Promise<{ Messa
     );
   }
 
-  const now = Date.now();
+  const now = arrivedAt;
   const message: SimMessage = {
     id: sesMessageId(now),
     kind: "email",
