@@ -127,7 +127,13 @@ export function providerWebhookFastPath(deps: ProviderWebhookDeps) {
     req.on("end", () => {
       if (refused) return;
       const raw = chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8");
-      void handle(raw).then((a) => send(res, a));
+      void handle(raw)
+        .then((a) => send(res, a))
+        .catch((err: unknown) => {
+          deps.logger.error({ err }, "SNS receiver failed");
+          if (!res.headersSent)
+            send(res, { status: 500, body: { success: false, error: "Internal server error" } });
+        });
     });
     req.on("error", () => res.destroy());
     return true;
