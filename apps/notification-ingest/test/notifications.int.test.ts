@@ -5,7 +5,7 @@
 import { randomUUID } from "node:crypto";
 import http from "node:http";
 import request from "supertest";
-import { messagingTopology, Queues } from "@emailsvc/contracts";
+import { makeEnvelope, messagingTopology, Queues, RoutingKeys } from "@emailsvc/contracts";
 import { signTrackedUrl } from "@emailsvc/content";
 import { createDb } from "@emailsvc/db";
 import { createBroker } from "@emailsvc/messaging";
@@ -382,6 +382,32 @@ describe("notification processing (spec 4.9 mapping)", () => {
       c.projectId,
     ]);
     expect(sup.rows).toEqual([{ email: c.recipient, reason: "bounce" }]);
+  });
+
+  it("a handler whose notification was deferred by its batch applies it in a later one", async () => {
+    const first = await newActivity();
+    const a = await newActivity({ status: "sending" });
+    let kicks = 0;
+    const handle = notificationConsumer({ db, logger, kickOutbox: () => void kicks++ });
+    const envelope = (event: unknown) =>
+      makeEnvelope(
+        RoutingKeys.providerNotification,
+        { notificationId: randomUUID(), message: JSON.stringify(event) },
+        { projectId: null },
+      );
+    // The first runs alone; the Send and the Delivery of `a` gather into the next batch, where the Delivery is
+    // deferred, and its handler submits it again.
+    await Promise.all([
+      handle(envelope(sesEvent("Delivery", first.providerId))),
+      handle(envelope(sesEvent("Send", a.providerId))),
+      handle(envelope(sesEvent("Delivery", a.providerId))),
+    ]);
+    expect((await row(a.activityId)).status).toBe("delivered");
+    const types = await db.pool.query("SELECT type FROM email_events WHERE activity_id = $1 ORDER BY type", [
+      a.activityId,
+    ]);
+    expect(types.rows.map((r) => r.type)).toEqual(["delivered", "sent"]);
+    expect(kicks).toBe(3);
   });
 
   it("applies deliveries taken from the queue together and acks each of them", async () => {
