@@ -74,7 +74,7 @@ async function probeLoop(stop: { done: boolean }): Promise<{ healthz: number; la
 /**
  * Two raw baselines, both JSON.parse of the same body plus ONE `INSERT … SELECT FROM unnest` of its 12,500 rows
  * through pg: into a TEMP table (no WAL, no index, no constraint: the floor of what any INSERT costs), and into
- * the real `activities` table (its indexes, its foreign key to one email_messages row, WAL), rolled back so the
+ * the real `activities` table (its indexes, WAL), rolled back so the
  * run leaves nothing. The first is the issue's baseline; the second is what writing those rows durably costs.
  */
 async function rawBaseline(payload: string, projectId: string): Promise<{ temp: number[]; table: number[] }> {
@@ -151,7 +151,7 @@ async function main() {
     `  raw baseline 12,500: JSON.parse + one unnest INSERT through pg  p50 ${fmt(rawP50)} (TEMP table)`,
   );
   console.log(
-    `                       the same into the activities table (indexes, FK, WAL)  p50 ${fmt(tableP50)}`,
+    `                       the same into the activities table (its indexes, WAL)  p50 ${fmt(tableP50)}`,
   );
   console.log(
     `  ratio p50(12,500) / raw = ${(p50 / rawP50).toFixed(2)}x, / activities-table raw = ${(p50 / tableP50).toFixed(2)}x   (goal ≤ 2x and < 600 ms)`,

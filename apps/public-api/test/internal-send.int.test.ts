@@ -178,7 +178,9 @@ describe("sending through the send-worker RPC", () => {
 
     const a = await h.deps.db.prisma.activity.findUniqueOrThrow({
       where: { id: res.body.activityId },
-      include: { emailMessage: true },
+    });
+    const message = await h.deps.db.prisma.emailMessage.findUniqueOrThrow({
+      where: { id: a.emailMessageId },
     });
     expect(a).toMatchObject({
       projectId: p.projectId,
@@ -186,7 +188,7 @@ describe("sending through the send-worker RPC", () => {
       status: "sent",
       emailType: "transactional",
     });
-    expect(a.emailMessage).toMatchObject({ subject: "Hello Ann", html: "<p>Hi Ann</p>", source: "internal" });
+    expect(message).toMatchObject({ subject: "Hello Ann", html: "<p>Hi Ann</p>", source: "internal" });
     expect(a.replyToken).toMatch(/^[a-z0-9]{8}$/);
     expect(
       await h.deps.db.prisma.replyToken.count({
@@ -240,10 +242,12 @@ describe("sending through the send-worker RPC", () => {
     expect(platform.status).toBe(200);
     const a = await h.deps.db.prisma.activity.findUniqueOrThrow({
       where: { id: platform.body.activityId },
-      include: { emailMessage: true },
+    });
+    const message = await h.deps.db.prisma.emailMessage.findUniqueOrThrow({
+      where: { id: a.emailMessageId },
     });
     expect(a.replyToken).toBeNull();
-    expect(a.emailMessage.source).toBe("platform");
+    expect(message.source).toBe("platform");
 
     const anonymous = await post({ ...minimal(), sender: "noreply@anything.example" });
     expect(anonymous.status).toBe(200);
@@ -282,9 +286,11 @@ describe("sending through the send-worker RPC", () => {
     expect(res.status).toBe(200);
     const a = await h.deps.db.prisma.activity.findUniqueOrThrow({
       where: { id: res.body.activityId },
-      include: { emailMessage: true },
     });
-    expect(a.emailMessage).toMatchObject({
+    const message = await h.deps.db.prisma.emailMessage.findUniqueOrThrow({
+      where: { id: a.emailMessageId },
+    });
+    expect(message).toMatchObject({
       html: "<p>Dear Ann</p>",
       subject: "Hello Ann",
       emailType: "automation",
