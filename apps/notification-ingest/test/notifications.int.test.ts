@@ -61,12 +61,17 @@ afterAll(async () => {
   await db.close();
 });
 
-async function newActivity(opts: { status?: string; isTest?: boolean } = {}) {
+/** `webhooks: false`: a project with no webhook URL (client events are then stored but not published). */
+async function newActivity(opts: { status?: string; isTest?: boolean; webhooks?: boolean } = {}) {
   const projectId = randomUUID();
   const messageId = randomUUID();
   const activityId = randomUUID();
   const providerId = `prov-${randomUUID()}`;
-  await db.pool.query("INSERT INTO projects (id, name) VALUES ($1, 'p')", [projectId]);
+  const url = opts.webhooks === false ? null : "https://hooks.example.test/events";
+  await db.pool.query(
+    "INSERT INTO projects (id, name, webhook_url, webhook_url_dev) VALUES ($1, 'p', $2, $2)",
+    [projectId, url],
+  );
   await db.pool.query(
     "INSERT INTO email_messages (id, project_id, source, from_email, subject, html) VALUES ($1, $2, 'api', 'a@b.c', 's', 'h')",
     [messageId, projectId],
@@ -257,6 +262,36 @@ describe("notification processing (spec 4.9 mapping)", () => {
       DeliveryDelay: ["email.delivery_delayed"],
     }[type];
     expect(outbox.rows.map((o) => o.routing_key)).toEqual(expectedEvent);
+  });
+
+  it("stores the event of a project with no webhook URL for the send's mode, and publishes nothing for it", async () => {
+    const none = await newActivity({ webhooks: false });
+    const liveOnly = await newActivity({ isTest: true });
+    await db.pool.query("UPDATE projects SET webhook_url_dev = '' WHERE id = $1", [liveOnly.projectId]);
+    for (const a of [none, liveOnly]) {
+      expect(await applyNotification(db, randomUUID(), sesEvent("Delivery", a.providerId))).toBe("applied");
+      expect(await row(a.activityId)).toMatchObject({ status: "delivered" });
+      const stored = await db.pool.query("SELECT type FROM email_events WHERE activity_id = $1", [
+        a.activityId,
+      ]);
+      expect(stored.rows.map((e) => e.type)).toEqual(["delivered"]);
+    }
+    // tracking hits likewise: every hit is an event record, no client event without a URL
+    expect(
+      await recordTrackingHits(db, [{ activityId: none.activityId, kind: "open", at: new Date() }]),
+    ).toBe(0);
+    expect(
+      (
+        await db.pool.query("SELECT count(*)::int AS n FROM email_events WHERE activity_id = $1", [
+          none.activityId,
+        ])
+      ).rows[0].n,
+    ).toBe(2);
+    const published = await db.pool.query(
+      "SELECT 1 FROM outbox_messages WHERE payload->'payload'->>'activityId' = ANY($1::text[])",
+      [[none.activityId, liveOnly.activityId]],
+    );
+    expect(published.rowCount).toBe(0);
   });
 
   it("de-duplicates a redelivered notification by SNS MessageId", async () => {

@@ -99,6 +99,8 @@ export interface NewSend {
   data?: Record<string, unknown>[];
   templateId?: string | null;
   replyTokens?: boolean;
+  /** The project's live webhook URL (client events are written to the outbox only when there is one). */
+  webhookUrl?: string | null;
 }
 
 /** Inserts what public-api's accept transaction writes: project, message, queued activities, reply tokens. */
@@ -107,7 +109,10 @@ export async function insertSend(
   s: NewSend,
 ): Promise<{ projectId: string; messageId: string; activityIds: string[] }> {
   const projectId = randomUUID();
-  await h.db.pool.query("INSERT INTO projects (id, name) VALUES ($1, 'p')", [projectId]);
+  await h.db.pool.query("INSERT INTO projects (id, name, webhook_url) VALUES ($1, 'p', $2)", [
+    projectId,
+    s.webhookUrl === undefined ? "https://hooks.example.test/events" : s.webhookUrl,
+  ]);
   const attachments = [];
   for (const a of s.attachments ?? []) {
     const key = `${projectId}/${randomUUID()}/${a.filename}`;

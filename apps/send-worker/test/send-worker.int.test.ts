@@ -97,6 +97,17 @@ describe("send-worker (real PostgreSQL, Redis, s3rver, provider simulator)", () 
     expect(events.rowCount).toBe(1);
   });
 
+  it("writes email.sent to the outbox only when the project has a webhook URL for the send's mode", async () => {
+    const s = await insertSend(h, { recipients: ["nohook@example.com"], webhookUrl: null });
+    expect((await sendActivity(h.deps, s.activityIds[0]!)).kind).toBe("sent");
+    expect(await activityRow(h, s.activityIds[0]!)).toMatchObject({ status: "sent" });
+    const events = await h.db.pool.query(
+      "SELECT 1 FROM outbox_messages WHERE payload->'payload'->>'activityId' = $1",
+      [s.activityIds[0]],
+    );
+    expect(events.rowCount).toBe(0);
+  });
+
   it("renders each batch recipient's data with the template syntax", async () => {
     const s = await insertSend(h, {
       recipients: ["x@example.com", "y@example.com"],

@@ -22,6 +22,18 @@ export interface NewOutboxRow {
   headers?: Record<string, unknown>;
 }
 
+/**
+ * SQL condition: the project has a webhook URL for the send's mode. A client event (email.sent, .delivered,
+ * .opened, …) is written to the outbox only then: the email event record is always stored, but an event no client
+ * receives (no `webhook_url`, or a test send without `webhook_url_dev`: spec 5, "not delivered anywhere") would
+ * only cross the broker to be dropped by the webhook-dispatcher. Under a burst of opens or notifications that
+ * transit was most of the work. `projectId` and `isTest` are SQL expressions of the caller's statement.
+ */
+export function clientWebhookExistsSql(projectId: string, isTest: string): string {
+  return `EXISTS (SELECT 1 FROM projects wp WHERE wp.id = ${projectId}
+    AND (CASE WHEN ${isTest} THEN wp.webhook_url_dev ELSE wp.webhook_url END) <> '')`;
+}
+
 /** Writes outbox rows inside a Prisma interactive transaction (same commit as the state change). */
 export async function enqueueOutbox(tx: Prisma.TransactionClient, rows: NewOutboxRow[]): Promise<void> {
   if (!rows.length) return;

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { Exchanges, makeEnvelope, type RoutingKey } from "@emailsvc/contracts";
-import { type Db } from "@emailsvc/db";
+import { clientWebhookExistsSql, type Db } from "@emailsvc/db";
 import { ALLOWED_FROM, EVENT_MAP, eventDetails, eventTimestamp, type SesEvent } from "../domain/ses-event";
 
 /**
@@ -27,8 +27,9 @@ export interface ProviderNotification {
  *   upd  reconciliation (`Send` while still `sending`: the worker died after SES accepted it) and the
  *        forward-only status of spec 4.9 with its timestamp and bounce type;
  *   sup  the suppression of hard bounces and complaints;
- *   ob   the outbox rows of the client webhook events: envelopes built in TypeScript, the statement fills in the
- *        activity's id, project and mode, which only it knows.
+ *   ob   the outbox rows of the client webhook events, for projects with a webhook URL for the send's mode:
+ *        envelopes built in TypeScript, the statement fills in the activity's id, project and mode, which only
+ *        it knows.
  * It answers one row per notification: whether its activity was found, ran in this batch, and was inserted.
  */
 const APPLY_SQL = `
@@ -78,7 +79,7 @@ WITH r AS (
   SELECT ob_id, $17, rk,
          jsonb_set(env || jsonb_build_object('projectId', project_id), '{payload}',
                    (env -> 'payload') || jsonb_build_object('activityId', id, 'projectId', project_id, 'isTest', is_test))
-    FROM j WHERE rk IS NOT NULL AND project_id IS NOT NULL
+    FROM j WHERE rk IS NOT NULL AND project_id IS NOT NULL AND ${clientWebhookExistsSql("j.project_id", "j.is_test")}
 )
 SELECT r.ord::int AS ord, (m.ord IS NOT NULL) AS found, (f.ord IS NOT NULL) AS first,
        EXISTS (SELECT 1 FROM j WHERE j.ord = r.ord) AS inserted

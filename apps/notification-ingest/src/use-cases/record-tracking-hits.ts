@@ -1,5 +1,5 @@
 import { Exchanges, makeEnvelope } from "@emailsvc/contracts";
-import type { Db } from "@emailsvc/db";
+import { clientWebhookExistsSql, type Db } from "@emailsvc/db";
 
 /** One open-pixel or click hit, as answered; `at` is when it arrived. */
 export interface TrackingHit {
@@ -21,8 +21,9 @@ export interface TrackingHit {
  *   g/upd `opened_first_at` / `clicked_first_at` and the forward-only status, written only while still NULL:
  *        the condition is re-checked on the latest row version, so of many concurrent first hits exactly one
  *        writes, and repeat hits touch no activity row;
- *   ob   the client events (`email.opened` / `email.clicked`): envelopes built in TypeScript (makeEnvelope's
- *        shape), the statement fills in project, mode and event record id, which only it knows.
+ *   ob   the client events (`email.opened` / `email.clicked`) of projects with a webhook URL for the send's mode:
+ *        envelopes built in TypeScript (makeEnvelope's shape), the statement fills in project, mode and event
+ *        record id, which only it knows.
  */
 const HITS_SQL = `
 WITH h AS (
@@ -63,7 +64,7 @@ WITH h AS (
          jsonb_set(env || jsonb_build_object('projectId', project_id), '{payload}',
                    (env -> 'payload') || jsonb_build_object('projectId', project_id, 'isTest', is_test,
                                                             'eventRecordId', ev_id))
-    FROM k WHERE project_id IS NOT NULL
+    FROM k WHERE project_id IS NOT NULL AND ${clientWebhookExistsSql("k.project_id", "k.is_test")}
   RETURNING 1
 )
 SELECT count(*)::int AS events FROM ob`;

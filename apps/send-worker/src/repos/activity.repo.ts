@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { Exchanges, makeEnvelope, RoutingKeys } from "@emailsvc/contracts";
-import { insertOutboxRows, type Db } from "@emailsvc/db";
+import { clientWebhookExistsSql, insertOutboxRows, type Db } from "@emailsvc/db";
 
 export interface ClaimedActivity {
   id: string;
@@ -122,11 +122,16 @@ function eventRow(
   return [randomUUID(), Exchanges.emailEvents, routingKey, JSON.stringify(envelope)];
 }
 
-/** The state change and its event row in one statement (one round trip, atomic like a transaction). */
-const WITH_EVENT = (update: string) => `
+/**
+ * The state change and its event row in one statement (one round trip, atomic like a transaction). A client
+ * event (`forClient`) is written only when the project has a webhook URL for the send's mode ($7, $8).
+ */
+const WITH_EVENT = (update: string, forClient: boolean) => `
   WITH upd AS (${update})
   INSERT INTO outbox_messages (id, exchange, routing_key, payload)
-  SELECT $3::uuid, $4, $5, $6::jsonb WHERE $3::uuid IS NOT NULL`;
+  SELECT $3::uuid, $4, $5, $6::jsonb WHERE $3::uuid IS NOT NULL${
+    forClient ? ` AND ${clientWebhookExistsSql("$7::uuid", "$8::boolean")}` : ""
+  }`;
 
 /** sending → sent with the provider id, and the email.sent event. */
 export async function markSent(db: Db, a: ClaimedActivity, providerMessageId: string): Promise<void> {
@@ -134,11 +139,14 @@ export async function markSent(db: Db, a: ClaimedActivity, providerMessageId: st
     WITH_EVENT(
       `UPDATE activities SET status = 'sent', provider_message_id = $2, sent_at = now(), updated_at = now()
         WHERE id = $1 AND status = 'sending'`,
+      true,
     ),
     [
       a.id,
       providerMessageId,
       ...eventRow(RoutingKeys.emailSent, a, { providerMessageId, occurredAt: new Date().toISOString() }),
+      a.projectId,
+      a.isTest,
     ],
   );
 }
@@ -148,6 +156,7 @@ export async function markFailed(db: Db, a: ClaimedActivity, reason: string): Pr
     WITH_EVENT(
       `UPDATE activities SET status = 'failed', failed_at = now(), failure_reason = $2, updated_at = now()
         WHERE id = $1 AND status = 'sending'`,
+      false,
     ),
     [
       a.id,
