@@ -9,7 +9,11 @@
 export const Exchanges = {
   /** Commands for the send pipeline. */
   emailCommands: "email.commands",
-  /** Facts about an email's life (sent, delivered, bounced, …); fan-out to whoever cares. */
+  /**
+   * Facts about an email's life (sent, delivered, bounced, …) bound for a client webhook: the client events are
+   * published only when the project has a webhook URL for the send's mode (`clientWebhookExistsSql` in
+   * @emailsvc/db). The full record of every event is the `email_events` table, not this exchange.
+   */
   emailEvents: "email.events",
   /** Raw provider notifications (SES via SNS) accepted by the HTTP edge, waiting to be ingested. */
   providerNotifications: "provider.notifications",
