@@ -6,7 +6,7 @@
  * Run: pnpm --filter @emailsvc/bench exec tsx --conditions=development tracking/run.ts
  */
 import fs from "node:fs";
-import http from "node:http";
+import { spawn } from "node:child_process";
 import path from "node:path";
 import autocannon from "autocannon";
 import { Client } from "pg";
@@ -14,7 +14,20 @@ import { clickUrl } from "@emailsvc/content";
 import { DATABASE_URL, demo } from "../lib/stack";
 
 const d = demo();
+/** A bare node:http server answering the same GIF with the same headers; prints its port. */
+const BARE_SERVER = `
 const GIF = Buffer.from("R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7", "base64");
+const server = require("node:http").createServer((_req, res) => {
+  res.writeHead(200, {
+    "Content-Type": "image/gif",
+    "Content-Length": GIF.length,
+    "Cache-Control": "no-store, no-cache, must-revalidate, max-age=0",
+    Pragma: "no-cache",
+    Expires: "0",
+  });
+  res.end(GIF);
+});
+server.listen(0, "127.0.0.1", () => console.log(server.address().port));`;
 const secret = (
   JSON.parse(fs.readFileSync(path.resolve(__dirname, "../../.local/secrets.json"), "utf8")) as {
     TRACKING_SECRET: string;
@@ -36,16 +49,13 @@ async function main() {
   ).rows[0];
   if (!a) throw new Error("send one email first (see the README curl) so there is an activity to track");
 
-  const bare = http.createServer((_req, res) => {
-    res.writeHead(200, {
-      "Content-Type": "image/gif",
-      "Content-Length": GIF.length,
-      "Cache-Control": "no-store, no-cache, must-revalidate, max-age=0",
-    });
-    res.end(GIF);
+  // The bare server runs in its own process, as notification-ingest does: in this one it would share an event
+  // loop with the load generator and be slowed by it.
+  const bare = spawn(process.execPath, ["-e", BARE_SERVER], { stdio: ["ignore", "pipe", "inherit"] });
+  const barePort = await new Promise<number>((resolve, reject) => {
+    bare.stdout.once("data", (d: Buffer) => resolve(Number(d.toString().trim())));
+    bare.once("exit", (code) => reject(new Error(`bare server exited with ${code}`)));
   });
-  await new Promise<void>((r) => bare.listen(0, "127.0.0.1", r));
-  const barePort = (bare.address() as { port: number }).port;
 
   const rawRes = await run(`http://127.0.0.1:${barePort}/t/o/x`);
   // The first open and the first click write the activity row; every hit after them must not.
@@ -61,7 +71,7 @@ async function main() {
   await new Promise((r) => setTimeout(r, 2000));
   const after = (await db.query("SELECT updated_at FROM activities WHERE id = $1", [a.id])).rows[0]
     .updated_at as Date;
-  bare.close();
+  bare.kill();
   await db.end();
 
   const line = (name: string, r: autocannon.Result) =>

@@ -12,7 +12,8 @@ export interface TrackingHit {
 /**
  * A batch of hits as ONE statement (one round trip, atomic like a transaction). Under load the pixel arrives
  * thousands of times a second; one statement per hit made PostgreSQL and the pg client the bottleneck.
- *   h    the hits, in arrival order;
+ *   h    the hits, in arrival order (times as epoch milliseconds: a number array costs the client far less to
+ *        send than Date values);
  *   a    their activities (unknown ids: those hits record nothing);
  *   k    the event records: each hit's own, and for the batch's first hit on an email with no recorded open, if
  *        it is a click, an `open` before it (the image may have been blocked). Materialised once, so the
@@ -22,19 +23,18 @@ export interface TrackingHit {
  *        the condition is re-checked on the latest row version, so of many concurrent first hits exactly one
  *        writes, and repeat hits touch no activity row;
  *   ob   the client events (`email.opened` / `email.clicked`) of projects with a webhook URL for the send's mode:
- *        envelopes built in TypeScript (makeEnvelope's shape), the statement fills in project, mode and event
- *        record id, which only it knows.
+ *        one envelope per event type is built in TypeScript for the whole batch (makeEnvelope's shape), and the
+ *        statement fills in each event's own id, time, activity, project, mode, record id and URL.
  */
 const HITS_SQL = `
 WITH h AS (
-  SELECT * FROM unnest($1::uuid[], $2::text[], $3::timestamptz[], $4::jsonb[], $5::jsonb[], $6::jsonb[])
-    WITH ORDINALITY AS h(activity_id, kind, at, details, env_open, env_click, ord)
+  SELECT * FROM unnest($1::uuid[], $2::text[], $3::float8[], $4::text[])
+    WITH ORDINALITY AS h(activity_id, kind, at_ms, url, ord)
 ), a AS (
   SELECT id, project_id, is_test, opened_first_at FROM activities WHERE id = ANY($1::uuid[])
 ), k AS MATERIALIZED (
-  SELECT gen_random_uuid() AS ev_id, h.activity_id, x.kind, h.at, h.ord, x.sub, a.project_id, a.is_test,
-         CASE WHEN x.kind = 'click' THEN h.details END AS details,
-         CASE WHEN x.kind = 'click' THEN h.env_click ELSE h.env_open END AS env
+  SELECT gen_random_uuid() AS ev_id, h.activity_id, x.kind, to_timestamp(h.at_ms / 1000) AS at, h.ord, x.sub,
+         a.project_id, a.is_test, CASE WHEN x.kind = 'click' THEN h.url END AS url
     FROM h
     JOIN a ON a.id = h.activity_id
     CROSS JOIN LATERAL unnest(
@@ -43,10 +43,12 @@ WITH h AS (
            THEN ARRAY['open', 'click'] ELSE ARRAY[h.kind] END) WITH ORDINALITY AS x(kind, sub)
 ), ev AS (
   INSERT INTO email_events (id, project_id, activity_id, type, is_test, occurred_at, payload)
-  SELECT ev_id, project_id, activity_id, kind, is_test, at, details FROM k ORDER BY ord, sub
+  SELECT ev_id, project_id, activity_id, kind, is_test, at,
+         CASE WHEN url IS NOT NULL THEN jsonb_build_object('url', url) END
+    FROM k ORDER BY ord, sub
 ), g AS (
   SELECT activity_id, min(at) AS first_at, min(at) FILTER (WHERE kind = 'click') AS first_click
-    FROM h WHERE activity_id IN (SELECT id FROM a) GROUP BY activity_id
+    FROM k GROUP BY activity_id
 ), upd AS (
   UPDATE activities t SET
     opened_first_at = COALESCE(t.opened_first_at, g.first_at),
@@ -58,31 +60,36 @@ WITH h AS (
     updated_at = now()
   FROM g
   WHERE t.id = g.activity_id AND (t.opened_first_at IS NULL OR (g.first_click IS NOT NULL AND t.clicked_first_at IS NULL))
+), o AS (
+  SELECT gen_random_uuid() AS id, k.*,
+         to_char(k.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at_iso,
+         CASE WHEN k.kind = 'click' THEN $6::jsonb ELSE $5::jsonb END AS tpl
+    FROM k WHERE k.project_id IS NOT NULL AND ${clientWebhookExistsSql("k.project_id", "k.is_test")}
 ), ob AS (
   INSERT INTO outbox_messages (id, exchange, routing_key, payload)
-  SELECT (env ->> 'id')::uuid, $7, env ->> 'type',
-         jsonb_set(env || jsonb_build_object('projectId', project_id), '{payload}',
-                   (env -> 'payload') || jsonb_build_object('projectId', project_id, 'isTest', is_test,
-                                                            'eventRecordId', ev_id))
-    FROM k WHERE project_id IS NOT NULL AND ${clientWebhookExistsSql("k.project_id", "k.is_test")}
+  SELECT id, $7, tpl ->> 'type',
+         tpl || jsonb_build_object(
+           'id', id, 'correlationId', id, 'occurredAt', at_iso, 'projectId', project_id,
+           'payload', (tpl -> 'payload') || jsonb_build_object(
+             'activityId', activity_id, 'projectId', project_id, 'isTest', is_test, 'occurredAt', at_iso,
+             'eventRecordId', ev_id)
+             || CASE WHEN url IS NOT NULL THEN jsonb_build_object('details', jsonb_build_object('url', url))
+                     ELSE '{}'::jsonb END)
+    FROM o
   RETURNING 1
 )
 SELECT count(*)::int AS events FROM ob`;
 
-function envelope(type: "email.opened" | "email.clicked", hit: TrackingHit): string {
-  // projectId, isTest and eventRecordId are placeholders the statement overwrites.
+/**
+ * The envelope of one client event type: makeEnvelope's shape, with the fields every event has its own value
+ * for (id, times, activity, project, mode, record id) left for the statement to fill in.
+ */
+function envelopeTemplate(type: "email.opened" | "email.clicked"): string {
   return JSON.stringify(
     makeEnvelope(
       type,
-      {
-        activityId: hit.activityId,
-        projectId: "",
-        isTest: false,
-        occurredAt: hit.at.toISOString(),
-        eventRecordId: "",
-        ...(type === "email.clicked" && hit.url ? { details: { url: hit.url } } : {}),
-      },
-      { projectId: null, occurredAt: hit.at },
+      { activityId: "", projectId: "", isTest: false, occurredAt: "", eventRecordId: "" },
+      { projectId: null },
     ),
   );
 }
@@ -94,14 +101,29 @@ function envelope(type: "email.opened" | "email.clicked", hit: TrackingHit): str
  */
 export async function recordTrackingHits(db: Db, hits: readonly TrackingHit[]): Promise<number> {
   if (!hits.length) return 0;
-  const res = await db.pool.query<{ events: number }>(HITS_SQL, [
-    hits.map((h) => h.activityId),
-    hits.map((h) => h.kind),
-    hits.map((h) => h.at),
-    hits.map((h) => (h.kind === "click" && h.url ? JSON.stringify({ url: h.url }) : null)),
-    hits.map((h) => envelope("email.opened", h)),
-    hits.map((h) => (h.kind === "click" ? envelope("email.clicked", h) : null)),
-    Exchanges.emailEvents,
-  ]);
+  const ids = new Array<string>(hits.length);
+  const kinds = new Array<string>(hits.length);
+  const ats = new Array<number>(hits.length);
+  const urls = new Array<string | null>(hits.length);
+  hits.forEach((h, i) => {
+    ids[i] = h.activityId;
+    kinds[i] = h.kind;
+    ats[i] = h.at.getTime();
+    urls[i] = h.kind === "click" && h.url ? h.url : null;
+  });
+  // Named: parsed and planned once per connection instead of for every batch.
+  const res = await db.pool.query<{ events: number }>({
+    name: "record-tracking-hits",
+    text: HITS_SQL,
+    values: [
+      ids,
+      kinds,
+      ats,
+      urls,
+      envelopeTemplate("email.opened"),
+      envelopeTemplate("email.clicked"),
+      Exchanges.emailEvents,
+    ],
+  });
   return res.rows[0]?.events ?? 0;
 }
