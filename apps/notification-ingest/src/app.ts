@@ -4,7 +4,7 @@ import { finishApp, type Lifecycle } from "@emailsvc/http";
 import { baseApp } from "@emailsvc/runtime";
 import type { Deps } from "./deps";
 import { providerWebhookFastPath } from "./routes/provider-webhook.routes";
-import { mountTracking, pixelFastPath } from "./routes/tracking.routes";
+import { trackingFastPath } from "./routes/tracking.routes";
 
 /**
  * Every route here is a machine endpoint hit once per email event (pixel, click, SNS delivery), so all are
@@ -15,18 +15,16 @@ export function createApp(deps: Deps, lifecycle?: Pick<Lifecycle, "isAcceptingTr
   const record = (activityId: string, kind: "open" | "click", url?: string) =>
     deps.hits.add({ activityId, kind, at: new Date(), ...(url ? { url } : {}) });
   const webhook = { verify: deps.verify, broker: deps.broker, logger: deps.logger };
-  const app = baseApp(deps, lifecycle, {
-    early: (a) => mountTracking(a, { secret: deps.env.TRACKING_SECRET, logger: deps.logger, record }),
-  });
+  const app = baseApp(deps, lifecycle);
   finishApp(app, deps.logger);
-  // An Express app is `(req, res, next) => app.handle(req, res, next)`: putting the pixel and the SNS receiver
-  // (POST /webhooks/provider, only served here) in front of `handle` serves them for the real server and for
-  // supertest alike, before Express touches the request.
-  const pixel = pixelFastPath({ record });
+  // An Express app is `(req, res, next) => app.handle(req, res, next)`: putting the tracking routes and the SNS
+  // receiver (POST /webhooks/provider, only served here) in front of `handle` serves them for the real server and
+  // for supertest alike, before Express touches the request.
+  const tracking = trackingFastPath({ record, secret: deps.env.TRACKING_SECRET });
   const provider = providerWebhookFastPath(webhook);
   const handle = (app as unknown as { handle: Handle }).handle.bind(app);
   (app as unknown as { handle: Handle }).handle = (req, res, next) => {
-    if (!pixel(req, res) && !provider(req, res)) handle(req, res, next);
+    if (!tracking(req, res) && !provider(req, res)) handle(req, res, next);
   };
   return app;
 }

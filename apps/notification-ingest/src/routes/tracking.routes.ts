@@ -1,7 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { Express, Request, Response } from "express";
+import encodeUrl from "encodeurl";
 import { verifyTrackedUrl } from "@emailsvc/content";
-import type { Logger } from "@emailsvc/observability";
 
 // 1×1 transparent GIF
 const GIF = Buffer.from("R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7", "base64");
@@ -9,7 +8,6 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface TrackingDeps {
   secret: string;
-  logger: Logger;
   /** Queues the hit for recording (a group write); answering never waits for it. */
   record(activityId: string, kind: "open" | "click", url?: string): void;
 }
@@ -17,9 +15,11 @@ export interface TrackingDeps {
 /**
  * GET /t/o/:id answers the pixel at once (unknown ids too: never leak which ids exist) and records the hit
  * after answering; GET /t/c/:id redirects only to the URL whose signature we wrote at send time (never an
- * open redirect). Mounted ahead of request logging: these are the hottest routes.
+ * open redirect). Both are served on plain node:http, ahead of Express: they are the hottest requests an email
+ * platform serves (every open and click of every email), and Express's per-request set-up, router walk and
+ * query parser cost more than answering them.
  */
-const PIXEL_PATH = /^\/t\/o\/([^/?]+)\/?(?:\?|$)/;
+const TRACKING_PATH = /^\/t\/([oc])\/([^/?]+)\/?(?:\?|$)/;
 
 function answerPixel(res: ServerResponse): void {
   res.writeHead(200, {
@@ -32,38 +32,48 @@ function answerPixel(res: ServerResponse): void {
   res.end(GIF);
 }
 
-/**
- * GET /t/o/:id on plain node:http, ahead of Express: the pixel is the hottest request an email platform serves
- * (every open of every email), and Express's per-request set-up and router walk cost more than answering it.
- * Returns false for every other request, which Express then handles as usual.
- */
-export function pixelFastPath(deps: Pick<TrackingDeps, "record">) {
-  return (req: IncomingMessage, res: ServerResponse): boolean => {
-    if (req.method !== "GET" && req.method !== "HEAD") return false;
-    const m = PIXEL_PATH.exec(req.url ?? "");
-    if (!m) return false;
-    answerPixel(res);
-    if (UUID.test(m[1]!)) deps.record(m[1]!, "open");
-    return true;
-  };
+const REFUSED = Buffer.from(JSON.stringify({ success: false, error: "Invalid or unsigned tracking link" }));
+
+/** The signed target of a click link: exactly one `url` (http or https) and its signature, or null. */
+function signedTarget(secret: string, activityId: string, rawUrl: string): string | null {
+  if (!UUID.test(activityId)) return null;
+  const q = rawUrl.indexOf("?");
+  const params = new URLSearchParams(q < 0 ? "" : rawUrl.slice(q + 1));
+  const urls = params.getAll("url");
+  const sigs = params.getAll("sig");
+  if (urls.length !== 1 || sigs.length > 1) return null;
+  const url = urls[0]!;
+  if (!/^https?:\/\//i.test(url) || !verifyTrackedUrl(secret, activityId, url, sigs[0])) return null;
+  return url;
 }
 
-export function mountTracking(app: Express, deps: TrackingDeps): void {
-  const record = deps.record;
-  // Reached only when the fast path is not installed in front of the app.
-  app.get("/t/o/:activityId", (req: Request<{ activityId: string }>, res: Response) => {
-    answerPixel(res);
-    if (UUID.test(req.params.activityId)) record(req.params.activityId, "open");
-  });
-  app.get("/t/c/:activityId", (req: Request<{ activityId: string }>, res: Response) => {
-    const id = req.params.activityId;
-    const url = typeof req.query.url === "string" ? req.query.url : "";
-    const sig = typeof req.query.sig === "string" ? req.query.sig : undefined;
-    if (!UUID.test(id) || !/^https?:\/\//i.test(url) || !verifyTrackedUrl(deps.secret, id, url, sig)) {
-      res.status(400).json({ success: false, error: "Invalid or unsigned tracking link" });
-      return;
+/**
+ * Serves GET/HEAD /t/o/:id and /t/c/:id; returns false for every other request, which Express then handles.
+ */
+export function trackingFastPath(deps: Pick<TrackingDeps, "record" | "secret">) {
+  return (req: IncomingMessage, res: ServerResponse): boolean => {
+    if (req.method !== "GET" && req.method !== "HEAD") return false;
+    const url = req.url ?? "";
+    const m = TRACKING_PATH.exec(url);
+    if (!m) return false;
+    const id = m[2]!;
+    if (m[1] === "o") {
+      answerPixel(res);
+      if (UUID.test(id)) deps.record(id, "open");
+      return true;
     }
-    res.redirect(302, url);
-    record(id, "click", url);
-  });
+    const target = signedTarget(deps.secret, id, url);
+    if (!target) {
+      res.writeHead(400, {
+        "Content-Type": "application/json; charset=utf-8",
+        "Content-Length": REFUSED.length,
+      });
+      res.end(REFUSED);
+      return true;
+    }
+    res.writeHead(302, { Location: encodeUrl(target), "Cache-Control": "no-store", "Content-Length": 0 });
+    res.end();
+    deps.record(id, "click", target);
+    return true;
+  };
 }
