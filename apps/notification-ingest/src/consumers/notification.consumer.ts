@@ -17,7 +17,8 @@ import {
  */
 export function notificationConsumer(deps: { db: Db; logger: Logger; kickOutbox: () => void }) {
   const batcher = createBatcher<ProviderNotification, ApplyResult>({
-    run: (batch) => applyNotifications(deps.db, batch),
+    // The relay is kicked only after a batch that wrote client events (projects with a webhook URL).
+    run: (batch) => applyNotifications(deps.db, batch, () => deps.kickOutbox()),
   });
   return async (envelope: Envelope<{ notificationId: string; message?: string }>): Promise<void> => {
     let event: SesEvent;
@@ -31,7 +32,6 @@ export function notificationConsumer(deps: { db: Db; logger: Logger; kickOutbox:
     let result = await batcher.submit(item);
     // Another notification for the same activity went first in that batch: this one follows in a later batch.
     while (result === "deferred") result = await batcher.submit(item);
-    if (result === "applied") deps.kickOutbox();
     if (result === "unknown-activity")
       throw new RetryableError(`no activity for provider message ${event.mail.messageId}`);
   };

@@ -30,7 +30,8 @@ export interface ProviderNotification {
  *   ob   the outbox rows of the client webhook events, for projects with a webhook URL for the send's mode:
  *        envelopes built in TypeScript, the statement fills in the activity's id, project and mode, which only
  *        it knows.
- * It answers one row per notification: whether its activity was found, ran in this batch, and was inserted.
+ * It answers one row per notification: whether its activity was found, ran in this batch, and was inserted,
+ * and on every row the number of outbox rows the batch wrote.
  */
 const APPLY_SQL = `
 WITH r AS (
@@ -80,9 +81,10 @@ WITH r AS (
          jsonb_set(env || jsonb_build_object('projectId', project_id), '{payload}',
                    (env -> 'payload') || jsonb_build_object('activityId', id, 'projectId', project_id, 'isTest', is_test))
     FROM j WHERE rk IS NOT NULL AND project_id IS NOT NULL AND ${clientWebhookExistsSql("j.project_id", "j.is_test")}
+  RETURNING 1
 )
 SELECT r.ord::int AS ord, (m.ord IS NOT NULL) AS found, (f.ord IS NOT NULL) AS first,
-       EXISTS (SELECT 1 FROM j WHERE j.ord = r.ord) AS inserted
+       EXISTS (SELECT 1 FROM j WHERE j.ord = r.ord) AS inserted, (SELECT count(*) FROM ob)::int AS published
   FROM r LEFT JOIN m ON m.ord = r.ord LEFT JOIN f ON f.ord = r.ord
  ORDER BY r.ord`;
 
@@ -166,34 +168,41 @@ function toRow({ snsMessageId, event }: ProviderNotification): Row | null {
 export async function applyNotifications(
   db: Db,
   batch: readonly ProviderNotification[],
+  /** Called with the number of client events the batch wrote to the outbox, when there are any. */
+  onOutboxRows?: (count: number) => void,
 ): Promise<ApplyResult[]> {
   const rows = batch.map(toRow);
   const known = rows.filter((r): r is Row => r !== null);
   const results: ApplyResult[] = rows.map(() => "ignored");
   if (!known.length) return results;
   const col = <K extends keyof Row>(k: K) => known.map((r) => r[k]);
-  const res = await db.pool.query<{ ord: number; found: boolean; first: boolean; inserted: boolean }>(
-    APPLY_SQL,
-    [
-      col("messageId"),
-      col("tagged"),
-      col("eventRecordId"),
-      col("stored"),
-      col("snsMessageId"),
-      col("at"),
-      col("payload"),
-      col("isSend"),
-      col("status"),
-      col("allowed"),
-      col("atColumn"),
-      col("bounceType"),
-      col("suppress"),
-      col("outboxId"),
-      col("routingKey"),
-      col("envelope"),
-      Exchanges.emailEvents,
-    ],
-  );
+  const res = await db.pool.query<{
+    ord: number;
+    found: boolean;
+    first: boolean;
+    inserted: boolean;
+    published: number;
+  }>(APPLY_SQL, [
+    col("messageId"),
+    col("tagged"),
+    col("eventRecordId"),
+    col("stored"),
+    col("snsMessageId"),
+    col("at"),
+    col("payload"),
+    col("isSend"),
+    col("status"),
+    col("allowed"),
+    col("atColumn"),
+    col("bounceType"),
+    col("suppress"),
+    col("outboxId"),
+    col("routingKey"),
+    col("envelope"),
+    Exchanges.emailEvents,
+  ]);
+  const published = res.rows[0]?.published ?? 0;
+  if (published > 0) onOutboxRows?.(published);
   const byOrd = res.rows.map((r): ApplyResult =>
     !r.found ? "unknown-activity" : !r.first ? "deferred" : r.inserted ? "applied" : "duplicate",
   );

@@ -133,9 +133,9 @@ const WITH_EVENT = (update: string, forClient: boolean) => `
     forClient ? ` AND ${clientWebhookExistsSql("$7::uuid", "$8::boolean")}` : ""
   }`;
 
-/** sending → sent with the provider id, and the email.sent event. */
-export async function markSent(db: Db, a: ClaimedActivity, providerMessageId: string): Promise<void> {
-  await db.pool.query(
+/** sending → sent with the provider id, and the email.sent event. Resolves whether an outbox row was written. */
+export async function markSent(db: Db, a: ClaimedActivity, providerMessageId: string): Promise<boolean> {
+  const res = await db.pool.query(
     WITH_EVENT(
       `UPDATE activities SET status = 'sent', provider_message_id = $2, sent_at = now(), updated_at = now()
         WHERE id = $1 AND status = 'sending'`,
@@ -149,6 +149,7 @@ export async function markSent(db: Db, a: ClaimedActivity, providerMessageId: st
       a.isTest,
     ],
   );
+  return (res.rowCount ?? 0) > 0;
 }
 
 export async function markFailed(db: Db, a: ClaimedActivity, reason: string): Promise<void> {

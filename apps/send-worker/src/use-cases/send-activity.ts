@@ -130,8 +130,7 @@ export async function sendActivity(deps: SendActivityDeps, activityId: string): 
   }
   // The provider accepted it: from here on an error must never lead to a second send. If recording fails the
   // activity stays `sending`, and the provider's Send notification (matched by the activity_id tag) settles it.
-  await markSent(deps.db, activity, providerMessageId);
-  deps.kickOutbox();
+  if (await markSent(deps.db, activity, providerMessageId)) deps.kickOutbox();
   return { kind: "sent", providerMessageId };
 }
 
