@@ -5,6 +5,7 @@ import { createS3Client, createSesClient } from "@emailsvc/provider";
 import { type BaseDeps, createBaseDeps } from "@emailsvc/runtime";
 import type { Env } from "./env";
 import { createRateLimiter } from "./infra/rate-limiter";
+import { createSendStatements } from "./repos/activity.repo";
 import type { SendActivityDeps } from "./use-cases/send-activity";
 
 export interface Deps extends BaseDeps {
@@ -32,6 +33,7 @@ export async function createDeps(env: Env): Promise<Deps> {
   });
   const send: SendActivityDeps = {
     db: base.db,
+    statements: createSendStatements(base.db),
     ses: createSesClient({
       ...provider,
       ...(env.SES_ENDPOINT ? { endpoint: env.SES_ENDPOINT } : {}),

@@ -12,6 +12,7 @@ import { createLogger } from "@emailsvc/observability";
 import { createS3Client, createSesClient, putObject } from "@emailsvc/provider";
 import { createSimulator, type Simulator } from "@emailsvc/provider-simulator";
 import { createRateLimiter } from "../src/infra/rate-limiter";
+import { createSendStatements } from "../src/repos/activity.repo";
 import type { SendActivityDeps } from "../src/use-cases/send-activity";
 
 export const TRACKING = { baseUrl: "https://mail.example.test", secret: "t".repeat(32) };
@@ -55,6 +56,7 @@ export async function startHarness(
   const creds = { region: "us-east-1", accessKeyId: "S3RVER", secretAccessKey: "S3RVER" }; // s3rver's default credentials
   const deps: SendActivityDeps = {
     db,
+    statements: createSendStatements(db),
     ses: createSesClient({ ...creds, endpoint: simUrl, requestTimeoutMs: 5000 }),
     s3: createS3Client({ ...creds, endpoint: s3Endpoint }),
     limiter: createRateLimiter(redis, {

@@ -41,6 +41,14 @@ beforeEach(async () => {
   });
 });
 
+const outboxCount = async (activityIds: string[]) =>
+  (
+    await h.db.pool.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM outbox_messages WHERE routing_key = 'email.sent' AND payload->'payload'->>'activityId' = ANY($1)",
+      [activityIds],
+    )
+  ).rows[0]!.n;
+
 const publishSend = (activityIds: string[], projectId: string) =>
   h.broker.publish(
     Exchanges.emailCommands,
@@ -140,6 +148,25 @@ describe("send-worker (real PostgreSQL, Redis, s3rver, provider simulator)", () 
     } finally {
       await consumer.close();
     }
+  });
+
+  it("group-commits the claims and mark-sents of concurrent sends: each activity claimed and sent once", async () => {
+    const s = await insertSend(h, {
+      recipients: Array.from({ length: 12 }, (_, i) => `many${i}@example.com`),
+    });
+    // Every activity asked for twice at once: the same statement may carry both, and only one may win the claim.
+    const outcomes = await Promise.all(
+      [...s.activityIds, ...s.activityIds].map((id) => sendActivity(h.deps, id)),
+    );
+    expect(outcomes.filter((o) => o.kind === "sent")).toHaveLength(12);
+    expect(outcomes.filter((o) => o.kind === "skipped")).toHaveLength(12);
+    for (const id of s.activityIds) {
+      const row = await activityRow(h, id);
+      expect(row.status).toBe("sent");
+      expect(row.provider_message_id).toBeTruthy();
+    }
+    for (let i = 0; i < 12; i++) expect(await simMessages(h, `many${i}@example.com`)).toHaveLength(1);
+    expect(await outboxCount(s.activityIds)).toBe(12);
   });
 
   it("retries provider throttling with delay, never counting it as failed", async () => {

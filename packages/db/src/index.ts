@@ -1,4 +1,5 @@
 export * from "./api-keys";
+export * from "./batcher";
 export * from "./create-db";
 export * from "./outbox";
 export * from "./generated/prisma/client";

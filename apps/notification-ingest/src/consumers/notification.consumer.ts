@@ -1,9 +1,8 @@
 import type { Envelope } from "@emailsvc/contracts";
-import type { Db } from "@emailsvc/db";
+import { createBatcher, type Db } from "@emailsvc/db";
 import { PermanentError, RetryableError } from "@emailsvc/messaging";
 import type { Logger } from "@emailsvc/observability";
 import type { SesEvent } from "../domain/ses-event";
-import { createBatcher } from "../infra/batcher";
 import {
   type ApplyResult,
   applyNotifications,

@@ -1,4 +1,6 @@
+import { randomUUID } from "node:crypto";
 import MailComposer from "nodemailer/lib/mail-composer";
+import type Mail from "nodemailer/lib/mailer";
 
 export interface MimeInput {
   from: { name: string | null; address: string };
@@ -12,9 +14,17 @@ export interface MimeInput {
   attachments: { filename: string; contentType: string; content: Buffer }[];
 }
 
-/** RFC 5322 message with text and HTML alternatives and attachments (Bcc never appears in the headers). */
+/**
+ * RFC 5322 message with text and HTML alternatives and attachments (Bcc never appears in the headers).
+ * The Message-ID and the multipart boundary come from one `randomUUID` (served from a buffered entropy pool):
+ * nodemailer's own draw six separate `randomBytes` calls per message, about a fifth of its cost here.
+ * (MailComposer reads `baseBoundary` from the mail options; nodemailer's typings do not list it.)
+ */
 export async function buildMime(input: MimeInput): Promise<Buffer> {
-  const built = await new MailComposer({
+  const uuid = randomUUID();
+  const options: Mail.Options & { baseBoundary: string } = {
+    messageId: `<${uuid}@${input.from.address.split("@").pop()}>`,
+    baseBoundary: uuid.replace(/-/g, ""),
     from: input.from.name ? { name: input.from.name, address: input.from.address } : input.from.address,
     to: input.to,
     ...(input.cc.length ? { cc: input.cc } : {}),
@@ -28,9 +38,8 @@ export async function buildMime(input: MimeInput): Promise<Buffer> {
       contentType: a.contentType,
       content: a.content,
     })),
-  })
-    .compile()
-    .build();
+  };
+  const built = await new MailComposer(options).compile().build();
   return input.replyTo ? quoteReplyTo(built, input.replyTo) : built;
 }
 

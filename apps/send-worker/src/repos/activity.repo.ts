@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { Exchanges, makeEnvelope, RoutingKeys } from "@emailsvc/contracts";
-import { clientWebhookExistsSql, insertOutboxRows, type Db } from "@emailsvc/db";
+import { clientWebhookExistsSql, createBatcher, insertOutboxRows, type Db } from "@emailsvc/db";
 
 export interface ClaimedActivity {
   id: string;
@@ -53,40 +53,52 @@ function toMessage(r: MessageRow): StoredMessage {
 }
 
 /**
- * queued → sending, atomically: only one worker (and only one delivery of a redelivered message) wins, and
- * an activity that is already sending/sent/cancelled/failed is never sent again. The same statement returns the
- * activity's message unless it belongs to a batch (12,500 activities share that one: the caller caches it).
+ * queued → sending, atomically, for many activities in one statement: only one worker (and only one delivery of
+ * a redelivered message) wins each, and an activity that is already sending/sent/cancelled/failed is never sent
+ * again. The statement also returns each activity's message unless it belongs to a batch (12,500 activities
+ * share that one: the caller caches it). One answer per id, in order; an id listed twice is claimed once (its
+ * first place gets the claim, the others null).
  */
+const CLAIM_SQL = `
+WITH c AS (
+  UPDATE activities SET status = 'sending', claimed_at = now(), send_attempts = send_attempts + 1, updated_at = now()
+   WHERE id = ANY($1::uuid[]) AND status = 'queued'
+   RETURNING id, project_id, email_message_id, recipient, data, reply_token, is_test, batch_id
+)
+SELECT c.id, c.project_id, c.email_message_id, c.recipient, c.data, c.reply_token, c.is_test,
+       CASE WHEN c.batch_id IS NULL THEN
+         json_build_object('id', m.id, 'from_email', m.from_email, 'from_name', m.from_name, 'subject', m.subject,
+           'html', m.html, 'text', m.text, 'cc', m.cc, 'bcc', m.bcc, 'headers', m.headers,
+           'attachments', m.attachments, 'template_id', m.template_id, 'source', m.source)
+       END AS m
+  FROM c LEFT JOIN email_messages m ON m.id = c.email_message_id`;
+
+export async function claimActivities(db: Db, ids: readonly string[]): Promise<(Claim | null)[]> {
+  const res = await db.pool.query<Record<string, unknown>>(CLAIM_SQL, [ids]);
+  const byId = new Map<string, Claim>();
+  for (const r of res.rows) {
+    byId.set(r.id as string, {
+      activity: {
+        id: r.id as string,
+        projectId: r.project_id as string | null,
+        emailMessageId: r.email_message_id as string,
+        recipient: r.recipient as string,
+        data: r.data as Record<string, unknown> | null,
+        replyToken: r.reply_token as string | null,
+        isTest: r.is_test as boolean,
+      },
+      message: r.m ? toMessage(r.m as MessageRow) : null,
+    });
+  }
+  return ids.map((id) => {
+    const claim = byId.get(id) ?? null;
+    byId.delete(id);
+    return claim;
+  });
+}
+
 export async function claimActivity(db: Db, id: string): Promise<Claim | null> {
-  const res = await db.pool.query<{ a: Record<string, unknown>; m: MessageRow | null }>(
-    `WITH c AS (
-       UPDATE activities SET status = 'sending', claimed_at = now(), send_attempts = send_attempts + 1, updated_at = now()
-        WHERE id = $1 AND status = 'queued'
-        RETURNING id, project_id, email_message_id, recipient, data, reply_token, is_test, batch_id
-     )
-     SELECT c.id, c.project_id, c.email_message_id, c.recipient, c.data, c.reply_token, c.is_test,
-            CASE WHEN c.batch_id IS NULL THEN
-              json_build_object('id', m.id, 'from_email', m.from_email, 'from_name', m.from_name, 'subject', m.subject,
-                'html', m.html, 'text', m.text, 'cc', m.cc, 'bcc', m.bcc, 'headers', m.headers,
-                'attachments', m.attachments, 'template_id', m.template_id, 'source', m.source)
-            END AS m
-       FROM c LEFT JOIN email_messages m ON m.id = c.email_message_id`,
-    [id],
-  );
-  const r = res.rows[0] as unknown as Record<string, unknown> | undefined;
-  if (!r) return null;
-  return {
-    activity: {
-      id: r.id as string,
-      projectId: r.project_id as string | null,
-      emailMessageId: r.email_message_id as string,
-      recipient: r.recipient as string,
-      data: r.data as Record<string, unknown> | null,
-      replyToken: r.reply_token as string | null,
-      isTest: r.is_test as boolean,
-    },
-    message: r.m ? toMessage(r.m as MessageRow) : null,
-  };
+  return (await claimActivities(db, [id]))[0] ?? null;
 }
 
 export async function loadMessage(db: Db, id: string): Promise<StoredMessage> {
@@ -133,23 +145,81 @@ const WITH_EVENT = (update: string, forClient: boolean) => `
     forClient ? ` AND ${clientWebhookExistsSql("$7::uuid", "$8::boolean")}` : ""
   }`;
 
-/** sending → sent with the provider id, and the email.sent event. Resolves whether an outbox row was written. */
-export async function markSent(db: Db, a: ClaimedActivity, providerMessageId: string): Promise<boolean> {
-  const res = await db.pool.query(
-    WITH_EVENT(
-      `UPDATE activities SET status = 'sent', provider_message_id = $2, sent_at = now(), updated_at = now()
-        WHERE id = $1 AND status = 'sending'`,
-      true,
-    ),
-    [
-      a.id,
+/**
+ * sending → sent with the provider id, and each one's email.sent event, for many activities in one statement.
+ * As for every client event, the outbox row is written only when the project has a webhook URL for the send's
+ * mode. One answer per item, in order: whether its outbox row was written (the caller kicks the relay).
+ */
+const MARK_SENT_SQL = `
+WITH x AS (
+  SELECT * FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::text[], $5::uuid[], $6::boolean[])
+    AS x(id, provider_message_id, event_id, payload, project_id, is_test)
+), upd AS (
+  UPDATE activities a SET status = 'sent', provider_message_id = x.provider_message_id, sent_at = now(), updated_at = now()
+    FROM x WHERE a.id = x.id AND a.status = 'sending'
+)
+INSERT INTO outbox_messages (id, exchange, routing_key, payload)
+SELECT x.event_id, $7, $8, x.payload::jsonb FROM x
+ WHERE x.event_id IS NOT NULL AND ${clientWebhookExistsSql("x.project_id", "x.is_test")}
+RETURNING id`;
+
+export interface SentItem {
+  activity: ClaimedActivity;
+  providerMessageId: string;
+}
+
+export async function markSentMany(db: Db, items: readonly SentItem[]): Promise<boolean[]> {
+  const n = items.length;
+  const cols = {
+    id: new Array<string>(n),
+    pmid: new Array<string>(n),
+    eventId: new Array<string | null>(n),
+    payload: new Array<string | null>(n),
+    projectId: new Array<string | null>(n),
+    isTest: new Array<boolean>(n),
+  };
+  items.forEach(({ activity: a, providerMessageId }, i) => {
+    const [eventId, , , payload] = eventRow(RoutingKeys.emailSent, a, {
       providerMessageId,
-      ...eventRow(RoutingKeys.emailSent, a, { providerMessageId, occurredAt: new Date().toISOString() }),
-      a.projectId,
-      a.isTest,
-    ],
-  );
-  return (res.rowCount ?? 0) > 0;
+      occurredAt: new Date().toISOString(),
+    });
+    cols.id[i] = a.id;
+    cols.pmid[i] = providerMessageId;
+    cols.eventId[i] = eventId;
+    cols.payload[i] = payload;
+    cols.projectId[i] = a.projectId;
+    cols.isTest[i] = a.isTest;
+  });
+  const res = await db.pool.query<{ id: string }>(MARK_SENT_SQL, [
+    cols.id,
+    cols.pmid,
+    cols.eventId,
+    cols.payload,
+    cols.projectId,
+    cols.isTest,
+    Exchanges.emailEvents,
+    RoutingKeys.emailSent,
+  ]);
+  const written = new Set(res.rows.map((r) => r.id));
+  return cols.eventId.map((id) => id !== null && written.has(id));
+}
+
+/**
+ * The worker's two per-send statements, group-committed: a send's claim and its mark-sent go to PostgreSQL
+ * together with those of the other sends in flight (prefetch 20), one statement each instead of one per send.
+ */
+export interface SendStatements {
+  claim(id: string): Promise<Claim | null>;
+  markSent(a: ClaimedActivity, providerMessageId: string): Promise<boolean>;
+}
+
+export function createSendStatements(db: Db): SendStatements {
+  const claims = createBatcher<string, Claim | null>({ run: (ids) => claimActivities(db, ids) });
+  const sent = createBatcher<SentItem, boolean>({ run: (items) => markSentMany(db, items) });
+  return {
+    claim: (id) => claims.submit(id),
+    markSent: (activity, providerMessageId) => sent.submit({ activity, providerMessageId }),
+  };
 }
 
 export async function markFailed(db: Db, a: ClaimedActivity, reason: string): Promise<void> {

@@ -16,8 +16,8 @@ import {
   isFirstActivity,
   loadMessage,
   markFailed,
-  markSent,
   releaseClaim,
+  type SendStatements,
   type StoredMessage,
 } from "../repos/activity.repo";
 
@@ -30,6 +30,8 @@ export interface SendActivityDeps {
   attachmentsBucket: string;
   inboundDomain: string;
   tracking: { baseUrl: string; secret: string };
+  /** Claim and mark-sent, group-committed with the other sends in flight (`createSendStatements`). */
+  statements: SendStatements;
   /** Called after a commit that wrote outbox rows. */
   kickOutbox: () => void;
   /** Message rows shared by many activities (a batch): kept briefly to avoid reloading 12,500 times. */
@@ -62,7 +64,7 @@ function cachedMessage(deps: SendActivityDeps, id: string): Promise<StoredMessag
  * transient errors give the claim back for a delayed retry, permanent ones mark the activity failed.
  */
 export async function sendActivity(deps: SendActivityDeps, activityId: string): Promise<SendOutcome> {
-  const claim = await claimActivity(deps.db, activityId);
+  const claim = await deps.statements.claim(activityId);
   if (!claim) return { kind: "skipped" };
   const { activity } = claim;
   let providerMessageId: string;
@@ -130,7 +132,7 @@ export async function sendActivity(deps: SendActivityDeps, activityId: string): 
   }
   // The provider accepted it: from here on an error must never lead to a second send. If recording fails the
   // activity stays `sending`, and the provider's Send notification (matched by the activity_id tag) settles it.
-  if (await markSent(deps.db, activity, providerMessageId)) deps.kickOutbox();
+  if (await deps.statements.markSent(activity, providerMessageId)) deps.kickOutbox();
   return { kind: "sent", providerMessageId };
 }
 
