@@ -135,17 +135,6 @@ function eventRow(
 }
 
 /**
- * The state change and its event row in one statement (one round trip, atomic like a transaction). A client
- * event (`forClient`) is written only when the project has a webhook URL for the send's mode ($7, $8).
- */
-const WITH_EVENT = (update: string, forClient: boolean) => `
-  WITH upd AS (${update})
-  INSERT INTO outbox_messages (id, exchange, routing_key, payload)
-  SELECT $3::uuid, $4, $5, $6::jsonb WHERE $3::uuid IS NOT NULL${
-    forClient ? ` AND ${clientWebhookExistsSql("$7::uuid", "$8::boolean")}` : ""
-  }`;
-
-/**
  * sending → sent with the provider id, and each one's email.sent event, for many activities in one statement.
  * As for every client event, the outbox row is written only when the project has a webhook URL for the send's
  * mode. One answer per item, in order: whether its outbox row was written (the caller kicks the relay).
@@ -222,19 +211,24 @@ export function createSendStatements(db: Db): SendStatements {
   };
 }
 
+/**
+ * sending → failed and the email.failed event in one statement (one round trip, atomic like a transaction).
+ * email.failed is not a client event: its outbox row is written whether or not the project has a webhook URL.
+ */
+const MARK_FAILED_SQL = `
+WITH upd AS (
+  UPDATE activities SET status = 'failed', failed_at = now(), failure_reason = $2, updated_at = now()
+   WHERE id = $1 AND status = 'sending'
+)
+INSERT INTO outbox_messages (id, exchange, routing_key, payload)
+SELECT $3::uuid, $4, $5, $6::jsonb WHERE $3::uuid IS NOT NULL`;
+
 export async function markFailed(db: Db, a: ClaimedActivity, reason: string): Promise<void> {
-  await db.pool.query(
-    WITH_EVENT(
-      `UPDATE activities SET status = 'failed', failed_at = now(), failure_reason = $2, updated_at = now()
-        WHERE id = $1 AND status = 'sending'`,
-      false,
-    ),
-    [
-      a.id,
-      reason.slice(0, 1000),
-      ...eventRow(RoutingKeys.emailFailed, a, { reason, occurredAt: new Date().toISOString() }),
-    ],
-  );
+  await db.pool.query(MARK_FAILED_SQL, [
+    a.id,
+    reason.slice(0, 1000),
+    ...eventRow(RoutingKeys.emailFailed, a, { reason, occurredAt: new Date().toISOString() }),
+  ]);
 }
 
 /** Gives a claim back (throttled or transient failure): the activity is sent on the next attempt. */
