@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { PrismaPg } from "@prisma/adapter-pg";
-import { Client, Pool, type PoolClient } from "pg";
+import { Client, Pool, type PoolClient, type QueryResult, type QueryResultRow } from "pg";
 import { PrismaClient } from "./generated/prisma/client";
 
 /** Distinct statement texts this process prepares at most; past it, further texts run unnamed as before. */
@@ -35,6 +35,22 @@ class PreparingClient extends Client {
   }
 }
 
+/**
+ * Runs a statement unnamed, so PostgreSQL plans it for these values and the tables as they are now, on every
+ * call. For batch statements over a growing table (`id = ANY($1)`, joins to `unnest(…)`): the generic plan a
+ * named statement settles on after five executions is kept for the connection's life, and one made while the
+ * table was small is a sequential scan (cheaper then) that every later batch pays in full, as the table grows,
+ * until an ANALYZE of the table replaces it (never, where autovacuum is off). One such statement runs per batch,
+ * so planning it each time costs little; single-row statements by key keep their prepared plans.
+ */
+export function queryPlanned<R extends QueryResultRow = QueryResultRow>(
+  pool: Pool,
+  text: string,
+  values: unknown[],
+): Promise<QueryResult<R>> {
+  return pool.query<R>({ text, values });
+}
+
 export interface Db {
   prisma: PrismaClient;
   /** The same pool Prisma uses: raw SQL on hot paths shares its connections. */
@@ -44,7 +60,15 @@ export interface Db {
 
 /** Builds the client a service passes down (no global client: STYLE.md). */
 export function createDb(url: string, opts: { max?: number } = {}): Db {
-  const pool = new Pool({ connectionString: url, max: opts.max ?? 10, Client: PreparingClient });
+  const pool = new Pool({
+    connectionString: url,
+    max: opts.max ?? 10,
+    Client: PreparingClient,
+    // A connection's prepared statements keep the generic plans they settled on; one made while a table was
+    // small (a fresh database, no ANALYZE yet) would scan it sequentially for as long as the connection lives.
+    // Retiring connections after a few minutes bounds that: the next one plans for the tables as they are.
+    maxLifetimeSeconds: 300,
+  });
   // An idle client erroring (e.g. the database restarting) must not crash the process; the pool replaces it.
   pool.on("error", () => undefined);
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { Exchanges, makeEnvelope, RoutingKeys } from "@emailsvc/contracts";
-import { clientWebhookExistsSql, createBatcher, insertOutboxRows, type Db } from "@emailsvc/db";
+import { clientWebhookExistsSql, createBatcher, insertOutboxRows, queryPlanned, type Db } from "@emailsvc/db";
 
 export interface ClaimedActivity {
   id: string;
@@ -74,7 +74,7 @@ SELECT c.id, c.project_id, c.email_message_id, c.recipient, c.data, c.reply_toke
   FROM c LEFT JOIN email_messages m ON m.id = c.email_message_id`;
 
 export async function claimActivities(db: Db, ids: readonly string[]): Promise<(Claim | null)[]> {
-  const res = await db.pool.query<Record<string, unknown>>(CLAIM_SQL, [ids]);
+  const res = await queryPlanned<Record<string, unknown>>(db.pool, CLAIM_SQL, [ids]);
   const byId = new Map<string, Claim>();
   for (const r of res.rows) {
     byId.set(r.id as string, {
@@ -179,7 +179,7 @@ export async function markSentMany(db: Db, items: readonly SentItem[]): Promise<
     cols.projectId[i] = a.projectId;
     cols.isTest[i] = a.isTest;
   });
-  const res = await db.pool.query<{ id: string }>(MARK_SENT_SQL, [
+  const res = await queryPlanned<{ id: string }>(db.pool, MARK_SENT_SQL, [
     cols.id,
     cols.pmid,
     cols.eventId,
