@@ -34,6 +34,9 @@ export async function createDeps(env: Env): Promise<Deps> {
   });
   const hits = createGroupWriter<TrackingHit>({
     logger: base.logger,
+    // One statement at a time: the hits that arrive meanwhile make the next one larger (about 73 → 180 rows
+    // under bench/tracking), and PostgreSQL's CPU per hit fell from 31–34 µs to 21–26 µs.
+    maxInFlight: 1,
     write: async (batch) => {
       if ((await recordTrackingHits(base.db, batch)) > 0) relay.kick();
     },
