@@ -1,7 +1,8 @@
 /**
  * bench/tracking (issue: delivery feedback). Against a running `pnpm start`:
  * open pixel and click redirect of notification-ingest under 100 concurrent connections (autocannon, 10 s each),
- * and in the same run a bare node:http server answering the same GIF. Also checks that repeat hits cost no extra
+ * and in the same run a bare node:http server answering the same GIF, measured right before and right after the
+ * pixel (the ratio uses their mean: this machine's speed drifts within minutes). Also checks that repeat hits cost no extra
  * write to the activity row (its updated_at does not move after the first hit).
  * Run: pnpm --filter @emailsvc/bench exec tsx --conditions=development tracking/run.ts
  */
@@ -67,6 +68,7 @@ async function main() {
   const before = (await db.query("SELECT updated_at FROM activities WHERE id = $1", [a.id])).rows[0]
     .updated_at as Date;
   const pixel = await run(`http://127.0.0.1:3006/t/o/${a.id}`);
+  const rawAfter = await run(`http://127.0.0.1:${barePort}/t/o/x`);
   const click = await run(clickUrl("http://127.0.0.1:3006", secret, a.id, "https://example.com/landing?x=1"));
   await new Promise((r) => setTimeout(r, 2000));
   const after = (await db.query("SELECT updated_at FROM activities WHERE id = $1", [a.id])).rows[0]
@@ -77,11 +79,12 @@ async function main() {
   const line = (name: string, r: autocannon.Result) =>
     `  ${name.padEnd(28)} ${r.requests.average.toFixed(0).padStart(7)} req/s   p99 ${r.latency.p99} ms   errors ${r.errors + r.non2xx - (name.startsWith("click") ? (r["3xx"] ?? 0) : 0)}`;
   console.log("tracking: 100 concurrent connections, 10 s each");
-  console.log(line("bare node:http GIF (raw)", rawRes));
+  console.log(line("bare node:http GIF (before)", rawRes));
+  console.log(line("bare node:http GIF (after)", rawAfter));
   console.log(line("open pixel /t/o/:id", pixel));
   console.log(line("click redirect /t/c/:id", click));
   console.log(
-    `  pixel = ${((pixel.requests.average / rawRes.requests.average) * 100).toFixed(0)}% of the bare server (goal ≥ 50%, p99 < 20 ms)`,
+    `  pixel = ${((pixel.requests.average / ((rawRes.requests.average + rawAfter.requests.average) / 2)) * 100).toFixed(0)}% of the bare server's mean (goal ≥ 50%, p99 < 20 ms)`,
   );
   console.log(
     `  activity row written by repeat hits: ${before.getTime() === after.getTime() ? "no" : "YES"} (goal: no)`,
