@@ -1,4 +1,4 @@
-import { createDb } from "../src";
+import { createDb, queryPlanned } from "../src";
 
 const db = createDb(process.env.DATABASE_URL!, { max: 1 });
 afterAll(() => db.close());
@@ -27,5 +27,53 @@ describe("raw SQL as named prepared statements (real PostgreSQL)", () => {
       [],
     );
     expect(prepared.rows).toEqual([]);
+  });
+});
+
+describe("batch statements over a growing table (real PostgreSQL)", () => {
+  const table = `plan_probe_${process.pid}`;
+  const UPDATE = `UPDATE ${table} SET status = 'sending' WHERE id = ANY($1::uuid[]) AND status = 'queued'`;
+  // Rows read by sequential scans of the probe table, flushed to the statistics views first.
+  const seqRowsRead = async (): Promise<number> => {
+    await db.pool.query("SELECT pg_stat_force_next_flush()");
+    await db.pool.query("SELECT 1");
+    await db.pool.query("SELECT pg_stat_clear_snapshot()");
+    const res = await db.pool.query<{ n: string }>(
+      `SELECT coalesce(seq_tup_read, 0)::text AS n FROM pg_stat_user_tables WHERE relname = '${table}'`,
+    );
+    return Number(res.rows[0]?.n ?? 0);
+  };
+  const someIds = async (n: number): Promise<string[]> =>
+    (await db.pool.query<{ id: string }>(`SELECT id FROM ${table} LIMIT ${n}`)).rows.map((r) => r.id);
+
+  const grow = (n: number) =>
+    db.pool.query(
+      `INSERT INTO ${table} (id, email_message_id, recipient)
+       SELECT gen_random_uuid(), gen_random_uuid(), 'probe@example.com' FROM generate_series(1, ${n})`,
+    );
+
+  beforeAll(async () => {
+    // The shape of activities (the table the send-worker claims from): with rows this wide, a never-analysed
+    // table's generic plan for `id = ANY($1)` is a sequential scan.
+    await db.pool.query(`CREATE TABLE ${table} (LIKE activities INCLUDING DEFAULTS INCLUDING INDEXES)`);
+    await grow(20);
+  });
+  afterAll(() => db.pool.query(`DROP TABLE IF EXISTS ${table}`));
+
+  it("a named statement keeps the plan it settled on while the table was small; queryPlanned plans each call", async () => {
+    // Settle a generic plan on the small table (as the worker did on a fresh database), then let it grow.
+    for (let i = 0; i < 8; i++) await db.pool.query(UPDATE, [await someIds(5)]);
+    await grow(20000);
+
+    const ids = await someIds(10);
+    const before = await seqRowsRead();
+    await db.pool.query(UPDATE, [ids.slice(0, 5)]);
+    const named = (await seqRowsRead()) - before;
+    // The control: the kept plan reads the whole table for five rows.
+    expect(named).toBeGreaterThanOrEqual(20000);
+
+    const start = await seqRowsRead();
+    await queryPlanned(db.pool, UPDATE, [ids.slice(5)]);
+    expect((await seqRowsRead()) - start).toBe(0);
   });
 });
