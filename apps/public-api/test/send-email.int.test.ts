@@ -446,3 +446,51 @@ describe("suppression", () => {
     expect(res.body.email_id).toBeDefined();
   });
 });
+
+describe("the checks inside the accept statement", () => {
+  /** Statements the pool ran while `fn` did, that check the sender or write the email (not the outbox relay's). */
+  async function sendStatements(fn: () => Promise<unknown>): Promise<number> {
+    const pool = h.deps.db.pool;
+    const original = pool.query.bind(pool);
+    let n = 0;
+    const spy = jest.spyOn(pool, "query").mockImplementation(((...args: Parameters<typeof pool.query>) => {
+      const text = typeof args[0] === "string" ? args[0] : (args[0] as { text?: string }).text;
+      if (text && /sender_profiles|INSERT INTO email_messages/.test(text)) n++;
+      return original(...args);
+    }) as typeof pool.query);
+    try {
+      await fn();
+    } finally {
+      spy.mockRestore();
+    }
+    return n;
+  }
+
+  it("a verified sender and no suppressed recipient: one statement checks and writes the send", async () => {
+    let status = 0;
+    expect(await sendStatements(async () => ({ status } = await send(p.liveKey, minimal())))).toBe(1);
+    expect(status).toBe(200);
+    expect(await messagesOf(p.projectId)).toBe(1);
+  });
+
+  it("a refusal inside the statement writes and counts nothing, then the checks alone answer", async () => {
+    const before = await h.deps.db.prisma.project.findUniqueOrThrow({ where: { id: p.projectId } });
+    const unverified = await send(p.liveKey, { ...minimal(), sender_email: "x@unverified.example" });
+    expect(unverified.status).toBe(403);
+    await suppress(h.deps, p.projectId, "gone@example.org", "complaint");
+    const suppressed = await request(h.app)
+      .post("/v1/send-email")
+      .set(bearer(p.liveKey))
+      .set("Idempotency-Key", "refused-once")
+      .send({ ...minimal(), recipient_email: "gone@example.org" });
+    expect(suppressed.body).toMatchObject({ skipped: true, suppression_reason: "complaint" });
+
+    expect(await messagesOf(p.projectId)).toBe(0);
+    expect(await count(h.deps, "activities WHERE project_id = $1", [p.projectId])).toBe(0);
+    expect(await count(h.deps, "reply_tokens WHERE project_id = $1", [p.projectId])).toBe(0);
+    expect(await count(h.deps, "idempotency_keys WHERE project_id = $1", [p.projectId])).toBe(0);
+    expect(await count(h.deps, "project_usage WHERE project_id = $1", [p.projectId])).toBe(0);
+    const after = await h.deps.db.prisma.project.findUniqueOrThrow({ where: { id: p.projectId } });
+    expect(after.totalSent).toBe(before.totalSent);
+  });
+});

@@ -12,6 +12,27 @@ export function senderDomain(email: string): string {
 }
 
 /**
+ * Spec 4.4's two ways a sender is verified, as SQL over placeholders (or expressions) of the caller's statement:
+ * (1) a sender profile of the project with this address, `email_verified` and active; (2) a verified, not
+ * deleted domain identity of the project for the address's domain. `email` is lowercased, `domain` is
+ * `senderDomain(email)`.
+ */
+export function senderVerifiedSql(project: string, email: string, domain: string) {
+  return {
+    profile: `EXISTS (SELECT 1 FROM sender_profiles
+                WHERE project_id = ${project} AND sender_email = ${email} AND email_verified AND active)`,
+    domain: `EXISTS (SELECT 1 FROM domain_identities
+                WHERE project_id = ${project} AND domain = ${domain} AND status = 'verified' AND deleted_at IS NULL)`,
+  };
+}
+
+/** The project's suppressions among `emails` (a text[] of lowercased addresses), as a FROM … WHERE clause. */
+export const suppressedAmongSql = (project: string, emails: string) =>
+  `FROM suppressions WHERE project_id = ${project} AND email = ANY(${emails})`;
+
+const GATE_SQL = senderVerifiedSql("$1", "$2", "$3");
+
+/**
  * Spec 4.4 sender verification, in the spec's order: (1) a sender profile of the project with this address,
  * `email_verified` and active; (2) a verified, not deleted domain identity of the project for the address's
  * domain. The same round trip also returns which of `recipients` the project has suppressed (lowercased
@@ -29,13 +50,8 @@ export async function checkSenderAndSuppressions(
     domain: boolean;
     suppressed: Record<string, string> | null;
   }>(
-    `SELECT
-       EXISTS (SELECT 1 FROM sender_profiles
-                WHERE project_id = $1 AND sender_email = $2 AND email_verified AND active) AS sender,
-       EXISTS (SELECT 1 FROM domain_identities
-                WHERE project_id = $1 AND domain = $3 AND status = 'verified' AND deleted_at IS NULL) AS domain,
-       (SELECT json_object_agg(email, reason) FROM suppressions
-         WHERE project_id = $1 AND email = ANY($4::text[])) AS suppressed`,
+    `SELECT ${GATE_SQL.profile} AS sender, ${GATE_SQL.domain} AS domain,
+       (SELECT json_object_agg(email, reason) ${suppressedAmongSql("$1", "$4::text[]")}) AS suppressed`,
     [projectId, email.toLowerCase(), domain, [...new Set(recipients.map((r) => r.toLowerCase()))]],
   );
   const row = rows[0];

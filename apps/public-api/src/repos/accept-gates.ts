@@ -17,11 +17,14 @@ export interface GatePlaceholders {
   /** whether it counts at all (live keys only) */
   counts: string;
   limit: string;
+  /** Optional SQL condition checked before every other gate: false undoes the statement (ABORT_SEND_GATES). */
+  sendGate?: string;
 }
 
 /** Raised by the final SELECT (svc_abort, SQLSTATE P0001): the whole statement is undone. */
 export const ABORT_IDEMPOTENCY = "idempotency_conflict";
 export const ABORT_QUOTA = "quota_exceeded";
+export const ABORT_SEND_GATES = "send_gates_refused";
 
 /** `idem`, `usage` and `total`, to open a WITH list. */
 export function gateCtes(p: GatePlaceholders): string {
@@ -45,7 +48,12 @@ export function gateCtes(p: GatePlaceholders): string {
 
 /** The statement's final SELECT: aborts when a gate refused, else `ok`. */
 export function gateCheck(p: GatePlaceholders): string {
-  return `SELECT CASE
+  return `SELECT CASE${
+    p.sendGate
+      ? `
+  WHEN NOT (${p.sendGate}) THEN svc_abort('${ABORT_SEND_GATES}')`
+      : ""
+  }
   WHEN ${p.key} IS NOT NULL AND NOT EXISTS (SELECT 1 FROM idem) THEN svc_abort('${ABORT_IDEMPOTENCY}')
   WHEN ${p.counts} AND NOT EXISTS (SELECT 1 FROM usage) THEN svc_abort('${ABORT_QUOTA}')
   ELSE true END AS ok`;

@@ -6,10 +6,12 @@ import type { StoredAttachment } from "../attachments/prepare-attachments";
 import {
   ABORT_IDEMPOTENCY,
   ABORT_QUOTA,
+  ABORT_SEND_GATES,
   gateCheck,
   gateCtes,
   type GatePlaceholders,
 } from "../repos/accept-gates";
+import { senderDomain, senderVerifiedSql, suppressedAmongSql } from "../domain/check-sender-verified";
 import { newReplyToken } from "../domain/reply-token";
 import { MSG_IN_FLIGHT, MSG_KEY_REUSED } from "../idempotency/idempotency.middleware";
 import type { StoredResponse } from "../idempotency/idempotency-store";
@@ -54,6 +56,12 @@ export interface AcceptSendInput {
   correlationId?: string;
   /** Scheduled send (spec 4.5): activities wait as `scheduled` until the scheduler hands them over. */
   scheduled?: { id: string; scheduledFor: Date; timezone: string; localTime: string; request: unknown };
+  /**
+   * The sender check and suppression filter, made inside the statement instead of in a round trip before it:
+   * the sender must be verified and none of `addresses` (every to/cc/bcc) suppressed, or nothing is written and
+   * the result is `gates_refused`; the caller then makes the checks on their own, which tell it why.
+   */
+  gates?: { sender: string; addresses: readonly string[] };
 }
 
 export interface AcceptedActivity {
@@ -64,7 +72,9 @@ export interface AcceptedActivity {
 export type AcceptResult =
   | { kind: "accepted"; emailMessageId: string; activities: AcceptedActivity[] }
   /** Another request with the same Idempotency-Key already committed: answer with its response. */
-  | { kind: "replay"; response: StoredResponse };
+  | { kind: "replay"; response: StoredResponse }
+  /** `gates` refused (unverified sender or a suppressed address): nothing was written. */
+  | { kind: "gates_refused" };
 
 /** 'YYYY-MM' in UTC: the quota's calendar month. */
 export function usagePeriod(now = new Date()): string {
@@ -108,9 +118,11 @@ function isReplyTokenCollision(err: unknown): boolean {
  * The accept write of docs/send-pipeline.md as ONE statement (data-modifying CTEs), so a send costs one round
  * trip instead of a BEGIN … COMMIT conversation: idempotency row, quota increment and total_sent (live),
  * email_messages, scheduled_sends, activities (`queued`), reply_tokens and the `email.send-requested` outbox
- * row. A statement is atomic: when a gate fails (key already taken, quota reached) its final SELECT raises and
- * nothing at all is written. The caller kicks the outbox relay after it returns.
+ * row. A statement is atomic: when a gate fails (the sender check and suppressions when `gates` are given, then
+ * key already taken, quota reached) its final SELECT raises and nothing at all is written. The caller kicks the
+ * outbox relay after it returns.
  */
+const SENDER = senderVerifiedSql("$1", "$39::text", "$40::text");
 const SEND_GATES: GatePlaceholders = {
   project: "$1::uuid",
   key: "$20::text",
@@ -122,6 +134,8 @@ const SEND_GATES: GatePlaceholders = {
   count: "$25::int",
   counts: "$26::boolean",
   limit: "$27::int",
+  sendGate: `$39::text IS NULL OR ((${SENDER.profile} OR ${SENDER.domain})
+    AND NOT EXISTS (SELECT 1 ${suppressedAmongSql("$1", "$41::text[]")}))`,
 };
 
 const ACCEPT_SQL = `
@@ -199,6 +213,9 @@ export async function acceptSend(db: Db, input: AcceptSendInput): Promise<Accept
     Exchanges.emailCommands,
     RoutingKeys.emailSendRequested,
     outbox ? JSON.stringify(outbox.envelope) : null,
+    input.gates ? input.gates.sender.toLowerCase() : null,
+    input.gates ? senderDomain(input.gates.sender) : null,
+    input.gates ? [...new Set(input.gates.addresses.map((a) => a.toLowerCase()))] : null,
   ];
   if (counted && input.recipients.length > MONTHLY_QUOTA)
     throw new AppError(ErrorCode.QUOTA_EXCEEDED, MSG_QUOTA_EXCEEDED);
@@ -210,6 +227,7 @@ export async function acceptSend(db: Db, input: AcceptSendInput): Promise<Accept
     } catch (err) {
       if (isReplyTokenCollision(err) && attempt < 5) continue;
       const reason = abortReason(err);
+      if (reason === ABORT_SEND_GATES) return { kind: "gates_refused" };
       if (reason === ABORT_QUOTA) throw new AppError(ErrorCode.QUOTA_EXCEEDED, MSG_QUOTA_EXCEEDED);
       if (reason === ABORT_IDEMPOTENCY && idem && projectId)
         return existingIdempotentResponse(db, projectId, idem.key, idem.fingerprint);

@@ -6,7 +6,7 @@ import { checkAttachments, storeAttachments } from "../attachments/prepare-attac
 import { bodyObject, isMissing, parseBody } from "../domain/parse-body";
 import { uniqueAddresses } from "../domain/recipients";
 import type { IdempotencyContext } from "../idempotency/idempotency.middleware";
-import { acceptApiSend } from "./accept-api-send";
+import { checkAndAcceptApiSend } from "./accept-api-send";
 import { checkSenderAndFilter, skippedBody } from "./filter-suppressed";
 import type { SendDeps, SendOutcome } from "./send-deps";
 
@@ -45,14 +45,14 @@ export async function sendEmail(
   const html = renderDoubleBraces(body.html_body, data, { html: true });
   const text = body.text_body ? renderDoubleBraces(body.text_body, data, { html: false }) : null;
 
-  const to = uniqueAddresses(body.recipient_email);
-  const lists = await checkSenderAndFilter(deps.db, projectId, body.sender_email, {
-    to,
+  const requested = {
+    to: uniqueAddresses(body.recipient_email),
     cc: uniqueAddresses(body.cc ?? []),
     bcc: uniqueAddresses(body.bcc ?? []),
-  });
+  };
 
   if (body.dry_run) {
+    const lists = await checkSenderAndFilter(deps.db, projectId, body.sender_email, requested);
     const variablesUsed = [
       ...new Set([...subject.variablesUsed, ...html.variablesUsed, ...(text?.variablesUsed ?? [])]),
     ];
@@ -71,35 +71,40 @@ export async function sendEmail(
       },
     };
   }
-  // Arrays: the others are still sent; only when every recipient is suppressed is the skipped body returned,
-  // for the first suppressed recipient.
-  if (lists.to.length === 0) return { status: 200, body: skippedBody(lists.skipped[0]!) };
-
-  const emailMessageId = randomUUID();
-  const attachments = await storeAttachments(deps, checked, `${projectId}/${emailMessageId}`);
-  const skippedNote = lists.skipped.length
-    ? ` (${lists.skipped.length} suppressed recipient${lists.skipped.length > 1 ? "s" : ""} skipped)`
-    : "";
-  const response = {
-    status: 200,
-    body: { message: `${MSG_QUEUED}${skippedNote}`, email_id: emailMessageId, project_id: projectId },
-  };
-
-  return acceptApiSend(
+  return checkAndAcceptApiSend(
     deps,
     ctx,
-    {
-      emailMessageId,
-      fromEmail: body.sender_email,
-      fromName: body.sender_name ?? null,
-      subject: subject.text,
-      html: html.text,
-      text: text?.text ?? null,
-      cc: lists.cc,
-      bcc: lists.bcc,
-      attachments,
-      recipients: lists.to,
+    body.sender_email,
+    requested,
+    async (lists) => {
+      // Arrays: the others are still sent; only when every recipient is suppressed is the skipped body
+      // returned, for the first suppressed recipient.
+      if (lists.to.length === 0) return { done: { status: 200, body: skippedBody(lists.skipped[0]!) } };
+      const emailMessageId = randomUUID();
+      const attachments = await storeAttachments(deps, checked, `${projectId}/${emailMessageId}`);
+      const skippedNote = lists.skipped.length
+        ? ` (${lists.skipped.length} suppressed recipient${lists.skipped.length > 1 ? "s" : ""} skipped)`
+        : "";
+      return {
+        email: {
+          emailMessageId,
+          fromEmail: body.sender_email,
+          fromName: body.sender_name ?? null,
+          subject: subject.text,
+          html: html.text,
+          text: text?.text ?? null,
+          cc: lists.cc,
+          bcc: lists.bcc,
+          attachments,
+          recipients: lists.to,
+        },
+        response: {
+          status: 200,
+          body: { message: `${MSG_QUEUED}${skippedNote}`, email_id: emailMessageId, project_id: projectId },
+        },
+      };
     },
-    response,
+    // Attachments are stored before the accept: only once the sender is known to be verified.
+    { checksFirst: checked.length > 0 },
   );
 }

@@ -9,8 +9,8 @@ import { AppError, ErrorCode } from "@emailsvc/http";
 import { bodyObject, isMissing, parseBody } from "../domain/parse-body";
 import { loadTemplate } from "../repos/template.repo";
 import type { TemplateRef } from "../templates/template-cache";
-import { acceptApiSend } from "./accept-api-send";
-import { checkSenderAndFilter, skippedBody } from "./filter-suppressed";
+import { checkAndAcceptApiSend } from "./accept-api-send";
+import { skippedBody } from "./filter-suppressed";
 import type { SendDeps, SendOutcome } from "./send-deps";
 import { MSG_QUEUED, type SendEmailContext } from "./send-email";
 
@@ -70,41 +70,35 @@ export async function sendTemplateEmail(
     ...new Set([...subject.variablesUsed, ...html.variablesUsed, ...(text?.variablesUsed ?? [])]),
   ];
 
-  const lists = await checkSenderAndFilter(deps.db, projectId, body.sender_email, {
-    to: [body.recipient_email],
-    cc: [],
-    bcc: [],
+  const requested = { to: [body.recipient_email], cc: [], bcc: [] };
+  return checkAndAcceptApiSend(deps, ctx, body.sender_email, requested, async (lists) => {
+    if (lists.to.length === 0) return { done: { status: 200, body: skippedBody(lists.skipped[0]!) } };
+    const emailMessageId = randomUUID();
+    return {
+      email: {
+        emailMessageId,
+        fromEmail: body.sender_email,
+        fromName: body.sender_name ?? null,
+        subject: subject.text,
+        html: html.text,
+        text: text?.text ?? null,
+        cc: [],
+        bcc: [],
+        attachments: [],
+        recipients: lists.to,
+      },
+      response: {
+        status: 200,
+        body: {
+          message: MSG_QUEUED,
+          email_id: emailMessageId,
+          project_id: projectId,
+          template_id: template.id,
+          template_internal_id: template.internalId,
+          variables_used: variablesUsed,
+          used_cached_html: fromCache,
+        },
+      },
+    };
   });
-  if (lists.to.length === 0) return { status: 200, body: skippedBody(lists.skipped[0]!) };
-
-  const emailMessageId = randomUUID();
-  const response = {
-    status: 200,
-    body: {
-      message: MSG_QUEUED,
-      email_id: emailMessageId,
-      project_id: projectId,
-      template_id: template.id,
-      template_internal_id: template.internalId,
-      variables_used: variablesUsed,
-      used_cached_html: fromCache,
-    },
-  };
-  return acceptApiSend(
-    deps,
-    ctx,
-    {
-      emailMessageId,
-      fromEmail: body.sender_email,
-      fromName: body.sender_name ?? null,
-      subject: subject.text,
-      html: html.text,
-      text: text?.text ?? null,
-      cc: [],
-      bcc: [],
-      attachments: [],
-      recipients: lists.to,
-    },
-    response,
-  );
 }
