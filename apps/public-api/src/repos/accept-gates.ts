@@ -48,12 +48,8 @@ export function gateCtes(p: GatePlaceholders): string {
 
 /** The statement's final SELECT: aborts when a gate refused, else `ok`. */
 export function gateCheck(p: GatePlaceholders): string {
-  return `SELECT CASE${
-    p.sendGate
-      ? `
-  WHEN NOT (${p.sendGate}) THEN svc_abort('${ABORT_SEND_GATES}')`
-      : ""
-  }
+  const sendGate = p.sendGate ? `\n  WHEN NOT (${p.sendGate}) THEN svc_abort('${ABORT_SEND_GATES}')` : "";
+  return `SELECT CASE${sendGate}
   WHEN ${p.key} IS NOT NULL AND NOT EXISTS (SELECT 1 FROM idem) THEN svc_abort('${ABORT_IDEMPOTENCY}')
   WHEN ${p.counts} AND NOT EXISTS (SELECT 1 FROM usage) THEN svc_abort('${ABORT_QUOTA}')
   ELSE true END AS ok`;
