@@ -1,6 +1,7 @@
+import { randomUUID } from "node:crypto";
 import type { StoredAttachment } from "../attachments/prepare-attachments";
 import { acceptSend } from "./accept-send";
-import { checkSenderAndFilter, type SuppressionOutcome } from "./filter-suppressed";
+import { checkSenderAndFilter, skippedBody, type SuppressionOutcome } from "./filter-suppressed";
 import type { SendDeps, SendOutcome } from "./send-deps";
 import type { SendEmailContext } from "./send-email";
 
@@ -17,43 +18,73 @@ export interface ApiEmail {
   recipients: readonly string[];
 }
 
-/** What a v1 send makes of its checked recipients: an email to accept and its response, or a final answer. */
-export type PreparedSend = { email: ApiEmail; response: SendOutcome } | { done: SendOutcome };
+/** The email as the client wrote it, rendered: what the checks do not change. */
+export interface ApiSendContent {
+  fromEmail: string;
+  fromName: string | null;
+  subject: string;
+  html: string;
+  text: string | null;
+}
+
+/** The content of a v1 send from its body and its rendered parts. */
+export function apiSendContent(
+  body: { sender_email: string; sender_name?: string | null | undefined },
+  rendered: { subject: { text: string }; html: { text: string }; text: { text: string } | null },
+): ApiSendContent {
+  return {
+    fromEmail: body.sender_email,
+    fromName: body.sender_name ?? null,
+    subject: rendered.subject.text,
+    html: rendered.html.text,
+    text: rendered.text?.text ?? null,
+  };
+}
 
 type Lists = { to: readonly string[]; cc: readonly string[]; bcc: readonly string[] };
 
 /**
  * The sender check, suppression filter and accept of the v1 single sends. The usual send (verified sender, no
- * suppressed recipient) needs one round trip: the checks ride inside the accept statement, with `prepare` given
- * the lists as requested. When they refuse, nothing was written, and the checks are made again on their own,
- * which say why: the 403 of an unverified sender, or the lists without the suppressed addresses for `prepare`.
- * `checksFirst` makes them first in any case: an email with attachments stores them before its accept, which
- * must never happen for a sender that is refused.
+ * suppressed recipient) needs one round trip: the checks ride inside the accept statement. When they refuse,
+ * nothing was written, and the checks are made again on their own, which say why: the 403 of an unverified
+ * sender, or the lists without the suppressed addresses (cc/bcc dropped silently; when no `to` is left, the
+ * skipped body of spec 4.1 for the first suppressed one). `finish` gives the accepted email its attachments
+ * and the response. `checksFirst` makes the checks first in any case: an email with attachments stores them in
+ * `finish`, which must never happen for a sender that is refused.
  */
 export async function checkAndAcceptApiSend(
   deps: SendDeps,
   ctx: SendEmailContext,
-  sender: string,
+  content: ApiSendContent,
   requested: Lists,
-  prepare: (lists: SuppressionOutcome) => Promise<PreparedSend>,
+  finish: (
+    lists: SuppressionOutcome,
+    emailMessageId: string,
+  ) => Promise<{ attachments: readonly StoredAttachment[]; response: SendOutcome }>,
   opts: { checksFirst?: boolean } = {},
 ): Promise<SendOutcome> {
+  const accept = async (lists: SuppressionOutcome, gates?: { sender: string; addresses: string[] }) => {
+    if (lists.to.length === 0) return { status: 200, body: skippedBody(lists.skipped[0]!) };
+    const emailMessageId = randomUUID();
+    const { attachments, response } = await finish(lists, emailMessageId);
+    const email = {
+      ...content,
+      emailMessageId,
+      cc: lists.cc,
+      bcc: lists.bcc,
+      attachments,
+      recipients: lists.to,
+    };
+    return acceptApiSend(deps, ctx, email, response, gates);
+  };
   if (!opts.checksFirst) {
-    const prepared = await prepare({
-      to: [...requested.to],
-      cc: [...requested.cc],
-      bcc: [...requested.bcc],
-      skipped: [],
-    });
-    if ("done" in prepared) return prepared.done;
-    const gates = { sender, addresses: [...requested.to, ...requested.cc, ...requested.bcc] };
-    const outcome = await acceptApiSend(deps, ctx, prepared.email, prepared.response, gates);
+    const { to, cc, bcc } = requested;
+    const gates = { sender: content.fromEmail, addresses: [...to, ...cc, ...bcc] };
+    const outcome = await accept({ to: [...to], cc: [...cc], bcc: [...bcc], skipped: [] }, gates);
     if (outcome) return outcome;
   }
-  const lists = await checkSenderAndFilter(deps.db, ctx.auth.projectId, sender, requested);
-  const prepared = await prepare(lists);
-  if ("done" in prepared) return prepared.done;
-  return (await acceptApiSend(deps, ctx, prepared.email, prepared.response))!;
+  const lists = await checkSenderAndFilter(deps.db, ctx.auth.projectId, content.fromEmail, requested);
+  return (await accept(lists))!;
 }
 
 /**

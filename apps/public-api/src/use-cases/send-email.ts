@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import { MSG_SEND_EMAIL_MISSING, sendEmailBody } from "@emailsvc/contracts";
 import { renderDoubleBraces } from "@emailsvc/content";
 import { AppError, ErrorCode, type AuthContext } from "@emailsvc/http";
@@ -6,8 +5,8 @@ import { checkAttachments, storeAttachments } from "../attachments/prepare-attac
 import { bodyObject, isMissing, parseBody } from "../domain/parse-body";
 import { uniqueAddresses } from "../domain/recipients";
 import type { IdempotencyContext } from "../idempotency/idempotency.middleware";
-import { checkAndAcceptApiSend } from "./accept-api-send";
-import { checkSenderAndFilter, skippedBody } from "./filter-suppressed";
+import { apiSendContent, checkAndAcceptApiSend } from "./accept-api-send";
+import { checkSenderAndFilter } from "./filter-suppressed";
 import type { SendDeps, SendOutcome } from "./send-deps";
 
 export interface SendEmailContext {
@@ -71,33 +70,19 @@ export async function sendEmail(
       },
     };
   }
+  const content = apiSendContent(body, { subject, html, text });
   return checkAndAcceptApiSend(
     deps,
     ctx,
-    body.sender_email,
+    content,
     requested,
-    async (lists) => {
-      // Arrays: the others are still sent; only when every recipient is suppressed is the skipped body
-      // returned, for the first suppressed recipient.
-      if (lists.to.length === 0) return { done: { status: 200, body: skippedBody(lists.skipped[0]!) } };
-      const emailMessageId = randomUUID();
-      const attachments = await storeAttachments(deps, checked, `${projectId}/${emailMessageId}`);
+    async (lists, emailMessageId) => {
+      // Arrays: the others are still sent; the response says how many were skipped.
       const skippedNote = lists.skipped.length
         ? ` (${lists.skipped.length} suppressed recipient${lists.skipped.length > 1 ? "s" : ""} skipped)`
         : "";
       return {
-        email: {
-          emailMessageId,
-          fromEmail: body.sender_email,
-          fromName: body.sender_name ?? null,
-          subject: subject.text,
-          html: html.text,
-          text: text?.text ?? null,
-          cc: lists.cc,
-          bcc: lists.bcc,
-          attachments,
-          recipients: lists.to,
-        },
+        attachments: await storeAttachments(deps, checked, `${projectId}/${emailMessageId}`),
         response: {
           status: 200,
           body: { message: `${MSG_QUEUED}${skippedNote}`, email_id: emailMessageId, project_id: projectId },

@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import {
   MSG_SEND_TEMPLATE_MISSING,
   MSG_TEMPLATE_INTERNAL_ID_CONTEXT,
@@ -9,8 +8,7 @@ import { AppError, ErrorCode } from "@emailsvc/http";
 import { bodyObject, isMissing, parseBody } from "../domain/parse-body";
 import { loadTemplate } from "../repos/template.repo";
 import type { TemplateRef } from "../templates/template-cache";
-import { checkAndAcceptApiSend } from "./accept-api-send";
-import { skippedBody } from "./filter-suppressed";
+import { apiSendContent, checkAndAcceptApiSend } from "./accept-api-send";
 import type { SendDeps, SendOutcome } from "./send-deps";
 import { MSG_QUEUED, type SendEmailContext } from "./send-email";
 
@@ -70,35 +68,21 @@ export async function sendTemplateEmail(
     ...new Set([...subject.variablesUsed, ...html.variablesUsed, ...(text?.variablesUsed ?? [])]),
   ];
 
+  const content = apiSendContent(body, { subject, html, text });
   const requested = { to: [body.recipient_email], cc: [], bcc: [] };
-  return checkAndAcceptApiSend(deps, ctx, body.sender_email, requested, async (lists) => {
-    if (lists.to.length === 0) return { done: { status: 200, body: skippedBody(lists.skipped[0]!) } };
-    const emailMessageId = randomUUID();
-    return {
-      email: {
-        emailMessageId,
-        fromEmail: body.sender_email,
-        fromName: body.sender_name ?? null,
-        subject: subject.text,
-        html: html.text,
-        text: text?.text ?? null,
-        cc: [],
-        bcc: [],
-        attachments: [],
-        recipients: lists.to,
+  return checkAndAcceptApiSend(deps, ctx, content, requested, async (_lists, emailMessageId) => ({
+    attachments: [],
+    response: {
+      status: 200,
+      body: {
+        message: MSG_QUEUED,
+        email_id: emailMessageId,
+        project_id: projectId,
+        template_id: template.id,
+        template_internal_id: template.internalId,
+        variables_used: variablesUsed,
+        used_cached_html: fromCache,
       },
-      response: {
-        status: 200,
-        body: {
-          message: MSG_QUEUED,
-          email_id: emailMessageId,
-          project_id: projectId,
-          template_id: template.id,
-          template_internal_id: template.internalId,
-          variables_used: variablesUsed,
-          used_cached_html: fromCache,
-        },
-      },
-    };
-  });
+    },
+  }));
 }
