@@ -51,4 +51,11 @@ describe("renderDoubleBraces ({{variable}} of the send endpoints)", () => {
     expect(renderDoubleBraces("Hi {{name}}", { name: "<b>" }, { html: false }).text).toBe("Hi <b>");
     expect(renderDoubleBraces("{x} {{y}}", {}, { html: true }).text).toBe("{x} ");
   });
+
+  it("reads only the data's own properties, never Object.prototype's", () => {
+    const html = "[{{toString}}][{{constructor}}][{{hasOwnProperty}}][{{__proto__}}][{{a.valueOf}}]";
+    expect(renderDoubleBraces(html, { a: {} }, { html: true }).text).toBe("[][][][][]");
+    expect(renderDoubleBraces("{{constructor}}", { constructor: "own" }, { html: false }).text).toBe("own");
+    expect(renderTemplate("<p>Hi {constructor} {toString || \"x\"}</p>", {}).text).toBe("<p>Hi  x</p>");
+  });
 });
