@@ -99,7 +99,11 @@ describe("inline content", () => {
     const res = await send(strict, [
       { filename: "invoice.pdf", content: b64(PDF_BYTES) },
       { filename: "meeting.ics", content: b64(ICS_TEXT) },
-      { filename: "invite", content: b64(ICS_TEXT), contentType: "text/calendar; method=REQUEST" },
+      {
+        filename: "invite",
+        content: b64(ICS_TEXT),
+        contentType: "Text/Calendar; method=REQUEST; name=x.ics",
+      },
     ]);
     expect(res.status).toBe(200);
     const stored = await storedAttachments(strict, res.body.email_id);
@@ -151,6 +155,15 @@ describe("inline content", () => {
       "attachments[0]: content must be raw base64 without a data: prefix",
     ],
     [{ filename: "a.pdf", content: "not base64!!" }, "attachments[0]: content is not valid base64"],
+    // A media type that would put a control or non-Latin-1 character into the S3 request and the MIME headers.
+    [
+      { filename: "a.pdf", content: b64("x"), contentType: "application/pdf;\nx=1" },
+      'attachments[0]: contentType "application/pdf;\\nx=1" is not a valid media type',
+    ],
+    [
+      { filename: "a.pdf", content: b64("x"), contentType: "application/pdf; x=\u20ac" },
+      'attachments[0]: contentType "application/pdf; x=\u20ac" is not a valid media type',
+    ],
     [
       { filename: "../../etc/passwd.pdf", content: b64("x") },
       "attachments[0]: filename must not contain path separators or control characters",

@@ -1,3 +1,4 @@
+import { format as formatContentType, parse as parseContentType } from "content-type";
 import { ALLOWED_ATTACHMENT_TYPES, SEND_LIMITS, type AttachmentInput } from "@emailsvc/contracts";
 import { contentTypeFromFilename } from "@emailsvc/content";
 import { AppError, ErrorCode } from "@emailsvc/http";
@@ -29,15 +30,34 @@ const MB10 = "10 MB";
 const hasUnsafeFilenameChars = (name: string): boolean =>
   [...name].some((c) => c === "/" || c === "\\" || c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f);
 
-const baseType = (contentType: string): string => contentType.split(";")[0]!.trim().toLowerCase();
-
-function checkType(index: number, contentType: string): void {
-  if (!ALLOWED.has(baseType(contentType))) {
+/**
+ * The attachment's Content-Type as it will be stored and sent: a valid media type (RFC 9110 syntax, so no
+ * control or non-Latin-1 characters reach the S3 request or the MIME headers) of an allowed type, lower-cased,
+ * its parameters kept (`text/calendar; method=REQUEST` matters to mail clients) except `name`, which the MIME
+ * part takes from the filename.
+ */
+function checkedType(index: number, contentType: string): string {
+  let type: string;
+  let formatted: string;
+  try {
+    const parsed = parseContentType(contentType.trim());
+    const { name: _name, ...parameters } = parsed.parameters;
+    type = parsed.type;
+    // format() is the strict half: it refuses parameter names and values that are not valid header text.
+    formatted = formatContentType({ type, parameters });
+  } catch {
     throw new AppError(
       ErrorCode.VALIDATION,
-      `attachments[${index}]: type ${baseType(contentType) || "(empty)"} is not allowed; allowed types are ${ALLOWED_ATTACHMENT_TYPES.join(" and ")}`,
+      `attachments[${index}]: contentType ${JSON.stringify(contentType)} is not a valid media type`,
     );
   }
+  if (!ALLOWED.has(type)) {
+    throw new AppError(
+      ErrorCode.VALIDATION,
+      `attachments[${index}]: type ${type} is not allowed; allowed types are ${ALLOWED_ATTACHMENT_TYPES.join(" and ")}`,
+    );
+  }
+  return formatted;
 }
 
 function tooLarge(index: number): AppError {
@@ -63,9 +83,9 @@ export function checkAttachments(inputs: readonly AttachmentInput[]): CheckedAtt
         `attachments[${index}]: filename must not contain path separators or control characters`,
       );
     }
-    const contentType = a.contentType || contentTypeFromFilename(a.filename);
-    if (contentType) checkType(index, contentType);
-    else if (!a.url)
+    const given = a.contentType || contentTypeFromFilename(a.filename);
+    const contentType = given ? checkedType(index, given) : null;
+    if (!contentType && !a.url)
       throw new AppError(
         ErrorCode.VALIDATION,
         `attachments[${index}]: contentType is required when the filename has no known extension`,
@@ -121,13 +141,13 @@ export async function storeAttachments(
       if (a.source.kind === "content") return { ...a, contentType: a.contentType!, bytes: a.source.bytes };
       try {
         const got = await deps.downloader.download(a.source.url);
-        const contentType = a.contentType ?? got.contentType;
-        if (!contentType)
+        const type = a.contentType ?? got.contentType;
+        if (!type)
           throw new AppError(
             ErrorCode.VALIDATION,
             `attachments[${a.index}]: the content type could not be determined`,
           );
-        checkType(a.index, contentType);
+        const contentType = a.contentType ?? checkedType(a.index, type);
         return { ...a, contentType, bytes: got.body };
       } catch (err) {
         if (err instanceof DownloadError) throw downloadError(a.index, err);
