@@ -1,5 +1,5 @@
-import express, { type Express } from "express";
-import { finishApp } from "@emailsvc/http";
+import type { Express } from "express";
+import { finishApp, jsonBody } from "@emailsvc/http";
 import { baseApp, type Traffic } from "@emailsvc/runtime";
 import { adminAuth } from "./admin/admin-auth";
 import { adminRouter } from "./admin/admin.routes";
@@ -52,7 +52,7 @@ export function createInternalApp(deps: Deps, lifecycle?: Traffic): Express {
   app.use(
     "/admin",
     adminAuth(deps.env.ADMIN_TOKEN),
-    express.json({ limit: "2mb" }),
+    jsonBody({ limit: "2mb" }),
     adminRouter({
       db: deps.db,
       encryptionKey: deps.env.API_KEY_ENCRYPTION_KEY,

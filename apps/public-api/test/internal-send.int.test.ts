@@ -90,6 +90,31 @@ describe("request errors (spec 7)", () => {
     expect(res.body).toEqual({ success: false, error: "Content-Type must be application/json" });
   });
 
+  it("a JSON request without a body is a missing-field 400, not a 415", async () => {
+    const res = await request(h.internal)
+      .post("/send-email")
+      .set("Content-Type", "application/json; charset=utf-8");
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ success: false, error: "Missing required field: recipient" });
+  });
+
+  it("400 for a NUL character, an over-long subject, an empty templateId and a {{toString}} rendered empty", async () => {
+    const nul = await post({ ...minimal(), html: "a\u0000b" }, withProject());
+    expect(nul.body).toEqual({
+      success: false,
+      error: "Request body must not contain NUL characters (\\u0000)",
+    });
+    expect((await post({ ...minimal(), subject: "s".repeat(999) })).body.error).toBe(
+      "subject must be at most 998 characters",
+    );
+    expect((await post({ ...minimal(), templateId: "" }, withProject())).body.error).toBe(
+      "templateId must not be empty",
+    );
+    expect(requests).toEqual([]);
+    const proto = await post({ ...minimal(), html: "<p>{{toString}}</p>" }, withProject());
+    expect(proto.status).toBe(200);
+  });
+
   it.each(["recipient", "sender", "subject", "html"])("400 Missing required field: %s", async (field) => {
     const res = await post({ ...minimal(), [field]: undefined }, withProject());
     expect(res.status).toBe(400);

@@ -118,11 +118,48 @@ describe("validation (spec 4.1, 7)", () => {
     [{ data: ["x"] }, "data must be an object"],
     [{ dry_run: "yes" }, "dry_run must be a boolean"],
     [{ subject: 5 }, "subject must be a string"],
+    [{ subject: "s".repeat(999) }, "subject must be at most 998 characters"],
+    [{ sender_name: "n".repeat(201) }, "sender_name must be at most 200 characters"],
+    [
+      { recipient_email: "a\u0001b@example.org" },
+      "recipient_email is not a valid email address: a\u0001b@example.org",
+    ],
+    // PostgreSQL text cannot hold NUL: refused for every field before anything is stored (it was a 500)
+    [{ html_body: "a\u0000b" }, "Request body must not contain NUL characters (\\u0000)"],
+    [{ data: { name: "x\u0000" } }, "Request body must not contain NUL characters (\\u0000)"],
+    [{ data: { "k\u0000": "x" } }, "Request body must not contain NUL characters (\\u0000)"],
   ];
   it.each(invalid.map(([patch, message]) => [message, patch] as const))("400 %s", async (message, patch) => {
     const res = await send(p.liveKey, { ...minimal(), ...patch });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ success: false, error: message });
+  });
+
+  it("a {{name}} of Object.prototype renders empty; empty cc / bcc lists mean none", async () => {
+    const res = await send(p.liveKey, {
+      ...minimal(),
+      html_body: "<p>[{{toString}}][{{constructor}}]</p>",
+      cc: [],
+      bcc: [],
+      dry_run: true,
+    });
+    expect(res.status).toBe(200);
+    const sent = await send(p.liveKey, { ...minimal(), cc: [], bcc: [] });
+    expect(sent.status).toBe(200);
+  });
+
+  it("a body nested deeper than 64 levels is a 400, with or without an Idempotency-Key (it was a 500)", async () => {
+    // Raw text: the test client's own serializer would run out of stack on such an object.
+    const deep = JSON.stringify({ ...minimal(), data: { a: "@" } }).replace(
+      '"@"',
+      "[".repeat(6000) + "]".repeat(6000),
+    );
+    for (const key of [null, "deep-1"]) {
+      const req = request(h.app).post("/v1/send-email").set(bearer(p.liveKey)).type("json");
+      const res = await (key ? req.set("Idempotency-Key", key) : req).send(deep);
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ success: false, error: "Request body nests deeper than 64 levels" });
+    }
   });
 
   it("accepts exactly 50 recipients and 10 cc / 10 bcc", async () => {

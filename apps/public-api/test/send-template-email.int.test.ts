@@ -82,11 +82,20 @@ describe("errors", () => {
       { template_id: theirs.id },
       { template_internal_id: theirs.internalId },
       { template_id: "6f1c2a8e-0f4b-4a5e-9d55-3f8e2c1b7a90" },
+      // past the int4 column: names no template (it used to fail the query with a 500)
+      { template_internal_id: 2147483648 },
+      { template_internal_id: "9007199254740991" },
     ]) {
       const res = await send({ ...base(), ...ref });
       expect(res.status).toBe(404);
       expect(res.body).toEqual({ success: false, error: "Template not found" });
     }
+  });
+
+  it("renders only the variables' own properties: {constructor} is empty, not a 500", async () => {
+    const t = await createTemplate(p.projectId, { subject: "s {toString}", html: "<p>Hi {constructor}</p>" });
+    const res = await send({ ...base(), template_id: t.id, variables: {} });
+    expect(res.status).toBe(200);
   });
 
   it("400 for a malformed template_id and for an array of recipients; 403 for an unverified sender", async () => {

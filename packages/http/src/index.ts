@@ -5,3 +5,4 @@ export * from "./finish-app";
 export * from "./lifecycle";
 export * from "./service-app";
 export * from "./validate";
+export * from "./json-body";

@@ -7,6 +7,9 @@ export interface LoadedTemplate {
   fromCache: boolean;
 }
 
+/** `templates.internal_id` is an int4: a larger id names no template (and would fail the query). */
+const MAX_INTERNAL_ID = 2_147_483_647;
+
 /** A template of this project by UUID or internal id, through the cache; null when the project has none such. */
 export async function loadTemplate(
   deps: { db: Pick<Db, "pool">; templateCache: TemplateCache },
@@ -16,6 +19,7 @@ export async function loadTemplate(
   const cached = deps.templateCache.get(projectId, ref);
   if (cached) return { template: cached, fromCache: true };
   const byId = "id" in ref;
+  if (!byId && ref.internalId > MAX_INTERNAL_ID) return null;
   const { rows } = await deps.db.pool.query<{
     id: string;
     internal_id: number;

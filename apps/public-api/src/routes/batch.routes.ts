@@ -1,5 +1,5 @@
-import express, { Router, type Request } from "express";
-import { apiKeyAuth, getAuth, type ApiKeyLookup } from "@emailsvc/http";
+import { Router, type Request } from "express";
+import { apiKeyAuth, getAuth, jsonBody, type ApiKeyLookup } from "@emailsvc/http";
 import type { Logger } from "@emailsvc/observability";
 import { idempotency, idempotencyOf, sendReplay } from "../idempotency/idempotency.middleware";
 import type { IdempotencyStore } from "../idempotency/idempotency-store";
@@ -19,7 +19,7 @@ export function batchRouter(deps: {
   r.post(
     "/v1/send-batch",
     apiKeyAuth(deps.lookupApiKey),
-    express.json({ limit: BATCH_BODY_LIMIT }),
+    ...jsonBody({ limit: BATCH_BODY_LIMIT }),
     idempotency({ store: deps.idempotencyStore, logger: deps.logger }),
     async (req: Request, res) => {
       const out = await acceptBatch(

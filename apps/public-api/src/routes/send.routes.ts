@@ -1,5 +1,5 @@
-import express, { Router, type Request, type Response } from "express";
-import { apiKeyAuth, getAuth, requireJson, type ApiKeyLookup } from "@emailsvc/http";
+import { Router, type Request, type Response } from "express";
+import { apiKeyAuth, getAuth, jsonBody, requireJson, type ApiKeyLookup } from "@emailsvc/http";
 import type { Logger } from "@emailsvc/observability";
 import { idempotency, idempotencyOf, sendReplay } from "../idempotency/idempotency.middleware";
 import type { IdempotencyStore } from "../idempotency/idempotency-store";
@@ -9,10 +9,10 @@ import { sendEmail } from "../use-cases/send-email";
 import { sendTemplateEmail } from "../use-cases/send-template-email";
 
 /**
- * Room for 10 MB of attachments in base64 (≈13.4 MB) plus the rest of the body. Only the send routes get it;
- * everything else keeps a small limit.
+ * Room for 10 MB of attachments in base64 (≈13.4 MB) plus bodies of up to 5,000,000 characters each (html and
+ * text). Only the send routes get it; everything else keeps a small limit.
  */
-export const SEND_BODY_LIMIT = "15mb";
+export const SEND_BODY_LIMIT = "32mb";
 export const SMALL_BODY_LIMIT = "1mb";
 
 const correlationIdOf = (req: Request): string | undefined => (req as { id?: string }).id;
@@ -33,15 +33,15 @@ export interface V1SendRoutesDeps {
 export function v1SendRouter(deps: V1SendRoutesDeps): Router {
   const r = Router();
   const auth = apiKeyAuth(deps.lookupApiKey);
-  const bigJson = express.json({ limit: SEND_BODY_LIMIT });
-  const smallJson = express.json({ limit: SMALL_BODY_LIMIT });
+  const bigJson = jsonBody({ limit: SEND_BODY_LIMIT });
+  const smallJson = jsonBody({ limit: SMALL_BODY_LIMIT });
   const idem = idempotency({ store: deps.idempotencyStore, logger: deps.logger });
 
-  r.post("/v1/send-email", auth, bigJson, idem, async (req, res) => {
+  r.post("/v1/send-email", auth, ...bigJson, idem, async (req, res) => {
     const ctx = { auth: getAuth(res), idempotency: idempotencyOf(res), correlationId: correlationIdOf(req) };
     respond(res, await sendEmail(deps.send, ctx, req.body));
   });
-  r.post("/v1/send-template-email", auth, smallJson, idem, async (req, res) => {
+  r.post("/v1/send-template-email", auth, ...smallJson, idem, async (req, res) => {
     const ctx = { auth: getAuth(res), idempotency: idempotencyOf(res), correlationId: correlationIdOf(req) };
     respond(res, await sendTemplateEmail(deps.send, ctx, req.body));
   });
@@ -51,7 +51,7 @@ export function v1SendRouter(deps: V1SendRoutesDeps): Router {
 /** Internal POST /send-email (spec 4.4): no key, JSON only (415), answered once the send-worker has sent it. */
 export function internalSendRouter(deps: { send: SendDeps }): Router {
   const r = Router();
-  r.post("/send-email", requireJson, express.json({ limit: SEND_BODY_LIMIT }), async (req, res) => {
+  r.post("/send-email", requireJson, ...jsonBody({ limit: SEND_BODY_LIMIT }), async (req, res) => {
     const ctx = {
       projectHeader: req.header("x-project-id"),
       source: req.header("x-source"),

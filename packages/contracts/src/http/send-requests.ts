@@ -30,7 +30,7 @@ export const SEND_LIMITS = {
 /** Spec 8: the only attachment types accepted. */
 export const ALLOWED_ATTACHMENT_TYPES = ["application/pdf", "text/calendar"] as const;
 
-const LOCAL_PART = /^[^\s@"<>()[\]\\,;:]{1,64}$/;
+const LOCAL_PART = /^[^\s@"<>()[\]\\,;:\x00-\x1f\x7f]{1,64}$/;
 const ASCII_LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
 
 /**
@@ -58,8 +58,14 @@ const emailAddress = (field: string) =>
       error: (iss) => `${field} is not a valid email address: ${String(iss.input)}`,
     });
 
-/** One address or an array of 1..max addresses; always an array after parsing. */
-const oneOrMany = (field: string, max: number) =>
+/** The message of a string field over its length cap (zod would otherwise report the field's type message). */
+const atMost = (field: string, max: number) => ({ error: `${field} must be at most ${max} characters` });
+
+/**
+ * One address or an array of 1..max addresses (0..max for an optional list such as cc, where `[]` means none);
+ * always an array after parsing.
+ */
+const oneOrMany = (field: string, max: number, opts: { optional?: boolean } = {}) =>
   z
     .union([z.string(), z.array(z.unknown())], {
       error: `${field} must be an email address or an array of email addresses`,
@@ -68,7 +74,7 @@ const oneOrMany = (field: string, max: number) =>
     .pipe(
       z
         .array(emailAddress(field))
-        .min(1, { error: `${field} must not be empty` })
+        .min(opts.optional ? 0 : 1, { error: `${field} must not be empty` })
         .max(max, {
           error: (iss) =>
             `Too many addresses in ${field}: ${(iss.input as unknown[]).length}. Maximum is ${max}.`,
@@ -83,9 +89,17 @@ export const attachmentInput = z
       .trim()
       .min(1, { error: "is required" })
       .max(255, { error: "is too long" }),
-    url: z.string().trim().min(1).max(2048).nullish(),
-    content: z.string().min(1).nullish(),
-    contentType: z.string().trim().max(255).nullish(),
+    url: z
+      .string({ error: "must be a string" })
+      .trim()
+      .max(2048, { error: "must be at most 2048 characters" })
+      .nullish(),
+    content: z.string({ error: "must be a string" }).nullish(),
+    contentType: z
+      .string({ error: "must be a string" })
+      .trim()
+      .max(255, { error: "must be at most 255 characters" })
+      .nullish(),
   })
   .refine((a) => (a.url ? 1 : 0) + (a.content ? 1 : 0) === 1, {
     error: "needs exactly one of url or content",
@@ -104,7 +118,7 @@ const variables = (field: string) =>
 const optionalText = (field: string, max: number) =>
   z
     .string({ error: `${field} must be a string` })
-    .max(max)
+    .max(max, atMost(field, max))
     .nullish();
 
 /** Spec 4.1 body (after the missing-fields check, which has its own fixed message). */
@@ -112,11 +126,11 @@ export const sendEmailBody = z.object({
   recipient_email: oneOrMany("recipient_email", SEND_LIMITS.recipients),
   sender_email: emailAddress("sender_email"),
   sender_name: optionalText("sender_name", 200),
-  html_body: z.string({ error: "html_body must be a string" }).max(5_000_000),
+  html_body: z.string({ error: "html_body must be a string" }).max(5_000_000, atMost("html_body", 5_000_000)),
   text_body: optionalText("text_body", 5_000_000),
   subject: optionalText("subject", 998),
-  cc: oneOrMany("cc", SEND_LIMITS.cc).nullish(),
-  bcc: oneOrMany("bcc", SEND_LIMITS.bcc).nullish(),
+  cc: oneOrMany("cc", SEND_LIMITS.cc, { optional: true }).nullish(),
+  bcc: oneOrMany("bcc", SEND_LIMITS.bcc, { optional: true }).nullish(),
   attachments: attachments.nullish(),
   data: variables("data").nullish(),
   dry_run: z.boolean({ error: "dry_run must be a boolean" }).nullish(),
@@ -156,7 +170,7 @@ export const customHeaders = z
     z.string(),
     z
       .string()
-      .max(2000)
+      .max(2000, { error: "custom_headers values must be at most 2000 characters" })
       .refine((v) => !/[\r\n]/.test(v), { error: "custom_headers values must be single-line" }),
     {
       error: "custom_headers must be an object of strings",
@@ -169,21 +183,30 @@ export const customHeaders = z
 
 /** Spec 4.4 body of the internal POST /send-email (required fields are checked first, one message each). */
 export const internalSendEmailBody = z.object({
-  html: z.string({ error: "html must be a string" }).max(5_000_000).nullish(),
+  html: z.string({ error: "html must be a string" }).max(5_000_000, atMost("html", 5_000_000)).nullish(),
   text: optionalText("text", 5_000_000),
-  subject: z.string({ error: "subject must be a string" }).max(998),
+  subject: z.string({ error: "subject must be a string" }).max(998, atMost("subject", 998)),
   recipient: oneOrMany("recipient", SEND_LIMITS.recipients),
   sender: emailAddress("sender"),
   senderName: optionalText("senderName", 200),
-  templateId: z.string({ error: "templateId must be a string" }).trim().min(1).nullish(),
+  templateId: z
+    .string({ error: "templateId must be a string" })
+    .trim()
+    .min(1, { error: "templateId must not be empty" })
+    .nullish(),
   data: variables("data").nullish(),
-  email_type: z.string({ error: "email_type must be a string" }).trim().min(1).max(50).nullish(),
+  email_type: z
+    .string({ error: "email_type must be a string" })
+    .trim()
+    .min(1, { error: "email_type must not be empty" })
+    .max(50, atMost("email_type", 50))
+    .nullish(),
   campaign_id: z.uuid({ error: "campaign_id must be a UUID" }).nullish(),
   automation_run_id: z.uuid({ error: "automation_run_id must be a UUID" }).nullish(),
   scheduled_at: z.string({ error: "scheduled_at must be a string" }).nullish(),
   timezone: z.union([z.string(), z.number()], { error: "timezone must be a string or a number" }).nullish(),
-  cc: oneOrMany("cc", SEND_LIMITS.cc).nullish(),
-  bcc: oneOrMany("bcc", SEND_LIMITS.bcc).nullish(),
+  cc: oneOrMany("cc", SEND_LIMITS.cc, { optional: true }).nullish(),
+  bcc: oneOrMany("bcc", SEND_LIMITS.bcc, { optional: true }).nullish(),
   attachments: attachments.nullish(),
   custom_headers: customHeaders.nullish(),
 });
