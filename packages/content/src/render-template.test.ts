@@ -56,6 +56,6 @@ describe("renderDoubleBraces ({{variable}} of the send endpoints)", () => {
     const html = "[{{toString}}][{{constructor}}][{{hasOwnProperty}}][{{__proto__}}][{{a.valueOf}}]";
     expect(renderDoubleBraces(html, { a: {} }, { html: true }).text).toBe("[][][][][]");
     expect(renderDoubleBraces("{{constructor}}", { constructor: "own" }, { html: false }).text).toBe("own");
-    expect(renderTemplate("<p>Hi {constructor} {toString || \"x\"}</p>", {}).text).toBe("<p>Hi  x</p>");
+    expect(renderTemplate('<p>Hi {constructor} {toString || "x"}</p>', {}).text).toBe("<p>Hi  x</p>");
   });
 });
