@@ -57,6 +57,7 @@ export function createInternalApp(deps: Deps, lifecycle?: Traffic): Express {
       db: deps.db,
       encryptionKey: deps.env.API_KEY_ENCRYPTION_KEY,
       onTemplateChanged: (projectId, templateId) => deps.templateCache.invalidate(projectId, templateId),
+      onKeysChanged: (projectId) => deps.apiKeys.keysChanged(projectId),
       kickOutbox: () => deps.outbox.kick(),
     }),
   );

@@ -1,12 +1,12 @@
 import { Redis } from "ioredis";
-import { LRUCache } from "lru-cache";
-import { createOutboxStore, findApiKey, hashApiKey } from "@emailsvc/db";
+import { createOutboxStore, findApiKey } from "@emailsvc/db";
 import type { ApiKeyLookup } from "@emailsvc/http";
 import { startOutboxRelay, type OutboxRelay } from "@emailsvc/messaging";
 import { type BaseDeps, createBaseDeps } from "@emailsvc/runtime";
 import type { AttachmentStore } from "./attachments/attachment-store";
 import { createSafeDownloader, type SafeDownloader } from "./attachments/safe-download";
 import { allowAnyAddress } from "./domain/ssrf/address-policy";
+import { type ApiKeyCache, createApiKeyCache } from "./infra/api-key-cache";
 import { createRedisIdempotencyStore, type IdempotencyStore } from "./idempotency/idempotency-store";
 import { createS3AttachmentStore } from "./infra/s3-attachment-store";
 import { createTemplateCache, type TemplateCache } from "./templates/template-cache";
@@ -23,6 +23,8 @@ export interface OutboxKicker {
 export interface Deps extends BaseDeps {
   env: Env;
   lookupApiKey: ApiKeyLookup;
+  /** The cache behind lookupApiKey; `keysChanged` after a regenerate (spec 5.5: the old key fails at once). */
+  apiKeys: ApiKeyCache;
   redis: Redis;
   idempotencyStore: IdempotencyStore;
   templateCache: TemplateCache;
@@ -50,27 +52,6 @@ export function createRedis(
   });
   redis.on("error", onError);
   return redis;
-}
-
-/** How long a found API key is trusted without asking the database again (a revoked key stops working within it). */
-export const API_KEY_CACHE_TTL_MS = 10_000;
-
-/**
- * Every request authenticates: found keys are kept briefly in process (by SHA-256 of the key, never the key
- * itself), so the send path skips one database round trip. Unknown keys are always looked up again, so a key
- * created a moment ago works at once and a wrong key never sticks.
- */
-export function cachedKeyLookup(lookup: ApiKeyLookup): ApiKeyLookup {
-  type Found = NonNullable<Awaited<ReturnType<ApiKeyLookup>>>;
-  const cache = new LRUCache<string, Found>({ max: 10_000, ttl: API_KEY_CACHE_TTL_MS });
-  return async (key) => {
-    const id = hashApiKey(key);
-    const hit = cache.get(id);
-    if (hit) return hit;
-    const found = await lookup(key);
-    if (found) cache.set(id, found);
-    return found;
-  };
 }
 
 export function createOutboxKicker(base: Pick<BaseDeps, "db" | "broker" | "logger">, env: Env): OutboxKicker {
@@ -119,13 +100,19 @@ export async function createDeps(env: Env): Promise<Deps> {
     },
     env.ATTACHMENTS_BUCKET,
   );
+  const keyCache = createApiKeyCache(
+    async (key) => {
+      const found = await findApiKey(base.db, key);
+      return found ? { projectId: found.projectId, keyId: found.keyId } : null;
+    },
+    redis,
+    base.logger,
+  );
   return {
     ...base,
     env,
-    lookupApiKey: cachedKeyLookup(async (key) => {
-      const found = await findApiKey(base.db, key);
-      return found ? { projectId: found.projectId, keyId: found.keyId } : null;
-    }),
+    lookupApiKey: keyCache.lookup,
+    apiKeys: keyCache,
     redis,
     idempotencyStore: createRedisIdempotencyStore(redis),
     templateCache: createTemplateCache(),
@@ -134,6 +121,7 @@ export async function createDeps(env: Env): Promise<Deps> {
     outbox: createOutboxKicker(base, env),
     async closeExtras() {
       await downloader.close();
+      keyCache.close();
       redis.disconnect();
     },
   };

@@ -20,6 +20,8 @@ export interface AdminDeps {
   kickOutbox?: () => void;
   /** Called after a template edit, so this replica's template cache does not serve the old HTML. */
   onTemplateChanged?: (projectId: string, templateId: string) => void;
+  /** Called after a key was regenerated, so no replica's key cache accepts the old key. */
+  onKeysChanged?: (projectId: string) => Promise<void>;
 }
 
 const uuid = z.string().uuid();
@@ -126,6 +128,7 @@ export function adminRouter(deps: AdminDeps): Router {
     const mode = parseInput(keyModeSchema, req.params.mode);
     const project = await findProject(db, req.params.projectId);
     const key = await regenerateApiKey(db, project.id, mode, deps.encryptionKey);
+    await deps.onKeysChanged?.(project.id);
     res.json({ success: true, project_id: project.id, mode, key });
   });
 
