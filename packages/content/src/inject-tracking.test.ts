@@ -19,6 +19,21 @@ describe("injectTracking", () => {
     expect(out).toContain("href='#top'");
   });
 
+  it("signs the URL a browser would follow: every character reference in the href decoded", () => {
+    const cases: [string, string][] = [
+      ["https://shop.example/p?a=1&#38;b=2", "https://shop.example/p?a=1&b=2"],
+      ["https://shop.example/q?a=1&#x26;b=2", "https://shop.example/q?a=1&b=2"],
+      ["https://shop.example/r?x=&quot;y&quot;", 'https://shop.example/r?x="y"'],
+      // a legacy name followed by '=' is not a reference inside an attribute (HTML's rule)
+      ["https://shop.example/t?a=1&copy=2", "https://shop.example/t?a=1&copy=2"],
+    ];
+    for (const [written, followed] of cases) {
+      const out = injectTracking(`<a href="${written}">x</a>`, opts);
+      const href = /href="([^"]+)"/.exec(out)![1]!.replace(/&amp;/g, "&");
+      expect(new URL(href).searchParams.get("url")).toBe(followed);
+    }
+  });
+
   it("puts the open pixel before </body>, or at the end without a body", () => {
     expect(injectTracking("<body><p>x</p></body>", opts)).toMatch(
       /<img src="https:\/\/mail\.example\.com\/t\/o\/act-1"[^>]*\/><\/body>$/,

@@ -1,3 +1,4 @@
+import { decodeHTMLAttribute } from "entities";
 import { clickUrl, openPixelUrl } from "./tracking-signature";
 
 export interface TrackingOptions {
@@ -10,7 +11,6 @@ export interface TrackingOptions {
 
 const ANCHOR_HREF = /(<a\b[^>]*?\bhref\s*=\s*)(["'])(https?:\/\/[^"']+)\2/gi;
 
-const decodeAttr = (v: string) => v.replace(/&amp;/g, "&");
 const encodeAttr = (v: string) => v.replace(/&/g, "&amp;").replace(/"/g, "&quot;");
 
 /**
@@ -22,7 +22,9 @@ export function injectTracking(html: string, opts: TrackingOptions): string {
     opts.clicks === false
       ? html
       : html.replace(ANCHOR_HREF, (_m, head: string, _q: string, url: string) => {
-          const tracked = clickUrl(opts.baseUrl, opts.secret, opts.activityId, decodeAttr(url));
+          // The URL a browser would follow: the attribute's character references decoded as HTML does it
+          // (`&amp;`, `&#38;`, `&#x26;`, `&quot;`…; `&copy=` in a query stays as written).
+          const tracked = clickUrl(opts.baseUrl, opts.secret, opts.activityId, decodeHTMLAttribute(url));
           return `${head}"${encodeAttr(tracked)}"`;
         });
   const pixel = `<img src="${openPixelUrl(opts.baseUrl, opts.activityId)}" width="1" height="1" alt="" style="display:none;border:0;width:1px;height:1px" />`;
