@@ -348,6 +348,58 @@ describe("notification processing (spec 4.9 mapping)", () => {
     expect(await s(complaint)).toBe("complaint");
   });
 
+  it("a bounce or complaint of a cc / bcc address suppresses that address, not the recipient, and moves nothing", async () => {
+    const a = await newActivity({ status: "delivered" });
+    const cc = `cc-${a.activityId.slice(0, 8)}@example.com`;
+    const bcc = `bcc-${a.activityId.slice(0, 8)}@example.com`;
+    const bounce = sesEvent("Bounce", a.providerId, {
+      bounceType: "Permanent",
+      bouncedRecipients: [{ emailAddress: cc.toUpperCase() }],
+    });
+    expect(await applyNotification(db, randomUUID(), bounce)).toBe("applied");
+    const complaint = sesEvent("Complaint", a.providerId, {
+      complainedRecipients: [{ emailAddress: `"B" <${bcc}>` }],
+    });
+    expect(await applyNotification(db, randomUUID(), complaint)).toBe("applied");
+    const r = await row(a.activityId);
+    expect(r).toMatchObject({
+      status: "delivered",
+      bounced_at: null,
+      complained_at: null,
+      bounce_type: null,
+    });
+    const sup = await db.pool.query(
+      "SELECT email, reason FROM suppressions WHERE project_id = $1 ORDER BY email",
+      [a.projectId],
+    );
+    expect(sup.rows).toEqual([
+      { email: bcc, reason: "complaint" },
+      { email: cc, reason: "bounce" },
+    ]);
+    // both are recorded on the email's history; no client event claims the recipient bounced or complained
+    const ev = await db.pool.query(
+      "SELECT type FROM email_events WHERE activity_id = $1 ORDER BY created_at",
+      [a.activityId],
+    );
+    expect(ev.rows.map((e) => e.type).sort()).toEqual(["bounce", "complaint"]);
+    const outbox = await db.pool.query(
+      "SELECT 1 FROM outbox_messages WHERE payload->'payload'->>'activityId' = $1",
+      [a.activityId],
+    );
+    expect(outbox.rowCount).toBe(0);
+
+    // A Delivery that names only the cc does not mark the recipient delivered; one naming the recipient does.
+    const b = await newActivity();
+    await applyNotification(db, randomUUID(), sesEvent("Delivery", b.providerId, { recipients: [cc] }));
+    expect((await row(b.activityId)).status).toBe("sent");
+    await applyNotification(
+      db,
+      randomUUID(),
+      sesEvent("Delivery", b.providerId, { recipients: [cc, b.recipient] }),
+    );
+    expect((await row(b.activityId)).status).toBe("delivered");
+  });
+
   it("matches by the activity_id tag when the provider id is not stored yet, and settles a `sending` activity", async () => {
     const a = await newActivity({ status: "sending" });
     await db.pool.query("UPDATE activities SET provider_message_id = NULL WHERE id = $1", [a.activityId]);

@@ -25,9 +25,13 @@ export interface ProviderNotification {
  *   a    those activities, locked in id order (two batches never wait on each other in a cycle);
  *   ev   the email event records, de-duplicated by the SNS MessageId (nothing below runs for a duplicate);
  *   upd  reconciliation (`Send` while still `sending`: the worker died after SES accepted it) and the
- *        forward-only status of spec 4.9 with its timestamp and bounce type;
- *   sup  the suppression of hard bounces and complaints;
- *   ob   the outbox rows of the client webhook events, for projects with a webhook URL for the send's mode:
+ *        forward-only status of spec 4.9 with its timestamp and bounce type, when the notification is about
+ *        the activity's own recipient (`applies`): one SES message carries the first recipient's activity
+ *        together with the send's cc and bcc, and a bounce of a cc address is not a bounce of the recipient;
+ *   sup  the suppression of hard bounces and complaints: the addresses the notification names (bounced or
+ *        complained recipients), or the activity's recipient when it names none;
+ *   ob   the outbox rows of the client webhook events of notifications that apply to the activity, for projects
+ *        with a webhook URL for the send's mode:
  *        envelopes built in TypeScript, the statement fills in the activity's id, project and mode, which only
  *        it knows.
  * It answers one row per notification: whether its activity was found, ran in this batch, and was inserted,
@@ -37,9 +41,9 @@ const APPLY_SQL = `
 WITH r AS (
   SELECT * FROM unnest($1::text[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::timestamptz[], $7::jsonb[],
                        $8::boolean[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::uuid[],
-                       $15::text[], $16::jsonb[])
+                       $15::text[], $16::jsonb[], $18::text[])
     WITH ORDINALITY AS r(message_id, tagged, ev_id, stored, sns_id, at, payload, is_send, status, allowed, at_col,
-                         bounce_type, suppress, ob_id, rk, env, ord)
+                         bounce_type, suppress, ob_id, rk, env, named, ord)
 ), m AS (
   SELECT r.ord, x.id AS activity_id FROM r CROSS JOIN LATERAL (
     SELECT id FROM activities
@@ -55,7 +59,9 @@ WITH r AS (
   SELECT r.ev_id, a.project_id, a.id, r.stored, r.sns_id, a.is_test, r.at, r.payload FROM a JOIN r ON r.ord = a.ord
   ON CONFLICT (provider_event_id) DO NOTHING RETURNING activity_id
 ), j AS (
-  SELECT a.id, a.project_id, a.is_test, a.recipient, r.* FROM ev JOIN a ON a.id = ev.activity_id JOIN r ON r.ord = a.ord
+  SELECT a.id, a.project_id, a.is_test, a.recipient, r.*,
+         (r.named IS NULL OR lower(a.recipient) = ANY(string_to_array(r.named, E'\n'))) AS applies
+    FROM ev JOIN a ON a.id = ev.activity_id JOIN r ON r.ord = a.ord
 ), upd AS (
   UPDATE activities t SET
     status = CASE WHEN j.is_send AND t.status = 'sending' THEN 'sent'
@@ -68,19 +74,22 @@ WITH r AS (
     complained_at = CASE WHEN j.at_col = 'complained_at' THEN COALESCE(t.complained_at, j.at) ELSE t.complained_at END,
     bounce_type = COALESCE(j.bounce_type, t.bounce_type),
     updated_at = now()
-  FROM j WHERE t.id = j.id AND (j.is_send OR j.status IS NOT NULL)
+  FROM j WHERE t.id = j.id AND (j.is_send OR (j.status IS NOT NULL AND j.applies))
 ), sup AS (
   INSERT INTO suppressions (id, project_id, email, reason, source_activity_id)
-  SELECT DISTINCT ON (project_id, lower(recipient)) gen_random_uuid(), project_id, lower(recipient), suppress, id
-    FROM j WHERE suppress IS NOT NULL AND project_id IS NOT NULL
-   ORDER BY project_id, lower(recipient), ord
+  SELECT DISTINCT ON (project_id, email) gen_random_uuid(), project_id, email, suppress, id
+    FROM (SELECT j.project_id, j.suppress, j.id, j.ord,
+                 unnest(COALESCE(string_to_array(j.named, E'\n'), ARRAY[lower(j.recipient)])) AS email
+            FROM j WHERE j.suppress IS NOT NULL AND j.project_id IS NOT NULL) s
+   ORDER BY project_id, email, ord
   ON CONFLICT (project_id, email) DO NOTHING
 ), ob AS (
   INSERT INTO outbox_messages (id, exchange, routing_key, payload)
   SELECT ob_id, $17, rk,
          jsonb_set(env || jsonb_build_object('projectId', project_id), '{payload}',
                    (env -> 'payload') || jsonb_build_object('activityId', id, 'projectId', project_id, 'isTest', is_test))
-    FROM j WHERE rk IS NOT NULL AND project_id IS NOT NULL AND ${clientWebhookExistsSql("j.project_id", "j.is_test")}
+    FROM j WHERE rk IS NOT NULL AND j.applies AND project_id IS NOT NULL
+     AND ${clientWebhookExistsSql("j.project_id", "j.is_test")}
   RETURNING 1
 )
 SELECT r.ord::int AS ord, (m.ord IS NOT NULL) AS found, (f.ord IS NOT NULL) AS first,
@@ -105,6 +114,24 @@ interface Row {
   outboxId: string | null;
   routingKey: string | null;
   envelope: string | null;
+  /** The recipients the notification is about, lower-cased, one per line; null when it names none. */
+  named: string | null;
+}
+
+/** The bare address of `a@b.c` or `"Name" <a@b.c>`, lower-cased. */
+const bare = (address: string): string => (/<([^>]+)>/.exec(address)?.[1] ?? address).trim().toLowerCase();
+
+/** The recipients a Bounce, Complaint or Delivery notification names (SES lists them per event). */
+function namedRecipients(type: string, event: SesEvent): string[] {
+  const list =
+    type === "Bounce"
+      ? event.bounce?.bouncedRecipients?.map((r) => r.emailAddress)
+      : type === "Complaint"
+        ? event.complaint?.complainedRecipients?.map((r) => r.emailAddress)
+        : type === "Delivery"
+          ? event.delivery?.recipients
+          : undefined;
+  return (list ?? []).filter((a): a is string => typeof a === "string" && a.includes("@")).map(bare);
 }
 
 /** The statement's parameters for one notification, or null for an event type we do not record. */
@@ -157,6 +184,7 @@ function toRow({ snsMessageId, event }: ProviderNotification): Row | null {
     outboxId: envelope ? randomUUID() : null,
     routingKey: map.clientEvent,
     envelope: envelope ? JSON.stringify(envelope) : null,
+    named: namedRecipients(type, event).join("\n") || null,
   };
 }
 
@@ -200,6 +228,7 @@ export async function applyNotifications(
     col("routingKey"),
     col("envelope"),
     Exchanges.emailEvents,
+    col("named"),
   ]);
   const published = res.rows[0]?.published ?? 0;
   if (published > 0) onOutboxRows?.(published);
