@@ -1,6 +1,8 @@
 import express, { type RequestHandler } from "express";
 import { AppError, ErrorCode } from "./errors";
 
+const NUL_MESSAGE = "Request body must not contain NUL characters (\\u0000)";
+
 /** Levels of arrays and objects a request body may nest: far beyond any real body, well inside the stack. */
 export const MAX_JSON_DEPTH = 64;
 
@@ -10,19 +12,26 @@ export const MAX_JSON_DEPTH = 64;
  * (recursive code such as an idempotency fingerprint ran out of stack). Iterative, so any depth is safe here.
  */
 export function jsonBodyProblem(body: unknown): string | null {
-  const stack: { value: unknown; depth: number }[] = [{ value: body, depth: 0 }];
-  while (stack.length) {
-    const { value, depth } = stack.pop()!;
+  // Two parallel stacks and for…in: a 12,500-recipient batch body is walked in a few milliseconds.
+  const values: unknown[] = [body];
+  const depths: number[] = [0];
+  while (values.length) {
+    const value = values.pop();
+    const depth = depths.pop()!;
     if (typeof value === "string") {
-      if (value.includes("\0")) return "Request body must not contain NUL characters (\\u0000)";
-    } else if (value !== null && typeof value === "object") {
+      if (value.indexOf("\0") !== -1) return NUL_MESSAGE;
+    } else if (typeof value === "object" && value !== null) {
       if (depth >= MAX_JSON_DEPTH) return `Request body nests deeper than ${MAX_JSON_DEPTH} levels`;
       if (Array.isArray(value)) {
-        for (const item of value) stack.push({ value: item, depth: depth + 1 });
+        for (let i = 0; i < value.length; i++) {
+          values.push(value[i]);
+          depths.push(depth + 1);
+        }
       } else {
-        for (const [key, item] of Object.entries(value)) {
-          if (key.includes("\0")) return "Request body must not contain NUL characters (\\u0000)";
-          stack.push({ value: item, depth: depth + 1 });
+        for (const key in value) {
+          if (key.indexOf("\0") !== -1) return NUL_MESSAGE;
+          values.push((value as Record<string, unknown>)[key]);
+          depths.push(depth + 1);
         }
       }
     }
