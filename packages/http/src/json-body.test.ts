@@ -1,0 +1,42 @@
+import express from "express";
+import request from "supertest";
+import { createLogger } from "@emailsvc/observability";
+import { errorMiddleware } from "./error-middleware";
+import { jsonBody, jsonBodyProblem, MAX_JSON_DEPTH } from "./json-body";
+
+const nested = (levels: number) => JSON.parse("[".repeat(levels) + "]".repeat(levels)) as unknown;
+
+describe("jsonBodyProblem", () => {
+  it("accepts ordinary bodies and exactly MAX_JSON_DEPTH levels", () => {
+    expect(jsonBodyProblem({ a: [1, true, null, "x", { b: "y" }] })).toBeNull();
+    expect(jsonBodyProblem(nested(MAX_JSON_DEPTH))).toBeNull();
+  });
+
+  it("names a NUL in a value or a key, and nesting past the limit, at any depth", () => {
+    expect(jsonBodyProblem({ a: [{ b: "x\0" }] })).toBe(
+      "Request body must not contain NUL characters (\\u0000)",
+    );
+    expect(jsonBodyProblem({ "k\0": 1 })).toBe("Request body must not contain NUL characters (\\u0000)");
+    expect(jsonBodyProblem(nested(MAX_JSON_DEPTH + 1))).toBe("Request body nests deeper than 64 levels");
+    expect(jsonBodyProblem(nested(100_000))).toBe("Request body nests deeper than 64 levels");
+  });
+});
+
+describe("jsonBody", () => {
+  const app = express();
+  app.post("/x", ...jsonBody({ limit: "1mb" }), (req, res) => {
+    res.json({ got: req.body });
+  });
+  app.use(errorMiddleware(createLogger({ service: "t", level: "silent" })));
+
+  it("answers 400 with the problem, and passes a clean body on", async () => {
+    const bad = await request(app).post("/x").type("json").send('{"a":"\\u0000"}');
+    expect(bad.status).toBe(400);
+    expect(bad.body).toEqual({
+      success: false,
+      error: "Request body must not contain NUL characters (\\u0000)",
+    });
+    const ok = await request(app).post("/x").type("json").send('{"a":"\\\\u0000"}');
+    expect(ok.body).toEqual({ got: { a: "\\u0000" } });
+  });
+});
