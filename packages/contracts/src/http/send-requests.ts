@@ -30,7 +30,14 @@ export const SEND_LIMITS = {
 /** Spec 8: the only attachment types accepted. */
 export const ALLOWED_ATTACHMENT_TYPES = ["application/pdf", "text/calendar"] as const;
 
-const LOCAL_PART = /^[^\s@"<>()[\]\\,;:\x00-\x1f\x7f]{1,64}$/;
+const LOCAL_PART = /^[^\s@"<>()[\]\\,;:]{1,64}$/;
+const hasControlChars = (s: string): boolean => {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x20 || c === 0x7f) return true;
+  }
+  return false;
+};
 const ASCII_LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
 
 /**
@@ -41,7 +48,8 @@ export function isEmailAddress(value: string): boolean {
   if (value.length > SEND_LIMITS.addressLength) return false;
   const at = value.lastIndexOf("@");
   if (at <= 0 || at === value.length - 1) return false;
-  if (!LOCAL_PART.test(value.slice(0, at)) || value.slice(0, at).includes("..")) return false;
+  const local = value.slice(0, at);
+  if (!LOCAL_PART.test(local) || local.includes("..") || hasControlChars(local)) return false;
   const ascii = domainToASCII(value.slice(at + 1));
   if (!ascii || ascii.length > 253) return false;
   const labels = ascii.split(".");
