@@ -234,6 +234,16 @@ describe("address life cycle", () => {
     expect(pending.body).toMatchObject({ verification_status: "pending", can_send: false });
     expect(await senderAllowed(p.id, "me@solo.test")).toBe(false);
 
+    const resend = await request(app)
+      .post("/domains/verify-email/resend")
+      .set(p.auth)
+      .send({ sender_email: "me@solo.test" });
+    expect(resend.body).toMatchObject({ success: true, sender_email: "me@solo.test" });
+    const mails = (await (await fetch(`${simUrl}/_sim/messages?to=me@solo.test`)).json()) as {
+      count: number;
+    };
+    expect(mails.count).toBe(verificationMail.count + 1);
+
     await simPost("/_sim/identities/me@solo.test/verify");
     const verified = await request(app)
       .get("/domains/verify-email/status")
@@ -251,11 +261,17 @@ describe("address life cycle", () => {
     });
     expect(await senderAllowed(p.id, "me@solo.test")).toBe(true);
 
-    const resend = await request(app)
+    // Resending would recreate the provider's identity and undo the verification: refused, still verified.
+    const again = await request(app)
       .post("/domains/verify-email/resend")
       .set(p.auth)
       .send({ sender_email: "me@solo.test" });
-    expect(resend.body).toMatchObject({ success: true, sender_email: "me@solo.test" });
+    expect(again.status).toBe(409);
+    expect(again.body).toEqual({
+      success: false,
+      error: "me@solo.test is already verified; no email was sent",
+    });
+    expect(await senderAllowed(p.id, "me@solo.test")).toBe(true);
 
     const del = await request(app)
       .delete("/domains/verify-email")
@@ -423,5 +439,126 @@ describe("errors of section 7 and tenancy", () => {
       (await request(app).get("/domains/verify-email/status").query({ email: "solo@mine2.test" }).set(b.auth))
         .status,
     ).toBe(404);
+  });
+
+  it("a domain or address another project registered is refused, and theirs keeps working", async () => {
+    const a = await project();
+    const b = await project();
+    const reg = (auth: Record<string, string>, domain: string) =>
+      request(app)
+        .post("/domains/register")
+        .set(auth)
+        .send({ domain, sender_name: "X", sender_email: `x@${domain}` });
+    expect((await reg(a.auth, "owned.test")).status).toBe(201);
+    await simPost("/_sim/identities/owned.test/verify");
+    expect((await request(app).post("/domains/owned.test/verify").set(a.auth)).body.can_send).toBe(true);
+
+    const taken = await reg(b.auth, "OWNED.test.");
+    expect(taken.status).toBe(409);
+    expect(taken.body).toEqual({
+      success: false,
+      error: "Domain owned.test is already registered by another project",
+    });
+    expect((await request(app).post("/domains/owned.test/verify").set(b.auth)).status).toBe(404);
+    expect(await senderAllowed(b.id, "ceo@owned.test")).toBe(false);
+
+    await request(app)
+      .post("/domains/verify-email")
+      .set(a.auth)
+      .send({ sender_email: "al@owned2.test", sender_name: "A" });
+    await simPost("/_sim/identities/al@owned2.test/verify");
+    const addr = await request(app)
+      .post("/domains/verify-email")
+      .set(b.auth)
+      .send({ sender_email: "AL@owned2.test", sender_name: "B" });
+    expect(addr.status).toBe(409);
+    expect(addr.body.error).toBe("al@owned2.test is already registered by another project");
+
+    // a's domain and address are untouched at the provider
+    expect((await request(app).post("/domains/owned.test/verify").set(a.auth)).body.can_send).toBe(true);
+    const st = await request(app)
+      .get("/domains/verify-email/status")
+      .query({ email: "al@owned2.test" })
+      .set(a.auth);
+    expect(st.body).toMatchObject({ verification_status: "verified", can_send: true });
+  });
+
+  it("deleting a domain or changing its sender keeps an address verified on its own", async () => {
+    const p = await project();
+    await request(app)
+      .post("/domains/verify-email")
+      .set(p.auth)
+      .send({ sender_email: "ops@four.test", sender_name: "Ops" });
+    await simPost("/_sim/identities/ops@four.test/verify");
+    await request(app).get("/domains/verify-email/status").query({ email: "ops@four.test" }).set(p.auth);
+    expect(await senderAllowed(p.id, "ops@four.test")).toBe(true);
+
+    await request(app)
+      .post("/domains/register")
+      .set(p.auth)
+      .send({ domain: "four.test", sender_name: "Four", sender_email: "ops@four.test" });
+    const put = await request(app)
+      .put("/domains/four.test/sender")
+      .set(p.auth)
+      .send({ sender_name: "Hi", sender_email: "hi@four.test" });
+    expect(put.status).toBe(200);
+    expect(await senderAllowed(p.id, "ops@four.test")).toBe(true);
+    expect((await request(app).delete("/domains/four.test").set(p.auth)).status).toBe(200);
+    expect(await senderAllowed(p.id, "ops@four.test")).toBe(true);
+  });
+
+  it("400 (never 500) for names the provider or MAIL FROM cannot take, unusable addresses and wrong types", async () => {
+    const p = await project();
+    // 247 characters: valid itself, but bounce.<domain> would pass DNS's 253
+    const long = `${"a".repeat(60)}.${"b".repeat(60)}.${"c".repeat(60)}.${"d".repeat(60)}.test`.slice(-247);
+    for (const domain of [long, "a.b"]) {
+      const res = await request(app)
+        .post("/domains/register")
+        .set(p.auth)
+        .send({ domain, sender_name: "L", sender_email: `x@${domain}` });
+      expect(res.body).toEqual({ success: false, error: "Invalid domain format" });
+      expect(res.status).toBe(400);
+    }
+    for (const email of ["a@localhost", "a@1.2.3.4", "a@exa_mple.com"]) {
+      const res = await request(app)
+        .post("/domains/verify-email")
+        .set(p.auth)
+        .send({ sender_email: email, sender_name: "A" });
+      expect(res.body).toEqual({ success: false, error: "sender_email must be an email address" });
+    }
+    const nul = await request(app).get("/domains/verify-email/status?email=a%00b@x.test").set(p.auth);
+    expect(nul.status).toBe(400);
+    expect(nul.body.error).toBe("email must be an email address");
+    const key = await request(app)
+      .post("/domains/verify-email")
+      .set(p.auth)
+      .send({ sender_email: "k@keys.test", sender_name: "K", external_key: { x: 1 } });
+    expect(key.body).toEqual({ success: false, error: "external_key must be a string" });
+    await request(app)
+      .post("/domains/register")
+      .set(p.auth)
+      .send({ domain: "types.test", sender_name: "T", sender_email: "t@types.test" });
+    const reply = await request(app)
+      .put("/domains/types.test/sender")
+      .set(p.auth)
+      .send({ sender_name: "T", sender_email: "t@types.test", reply_email: 123 });
+    expect(reply.body).toEqual({ success: false, error: "reply_email must be a string" });
+  });
+
+  it("one sender whichever form of an internationalized address the client writes", async () => {
+    const p = await project();
+    const made = await request(app)
+      .post("/domains/verify-email")
+      .set(p.auth)
+      .send({ sender_email: "u@zürich-idn.test", sender_name: "U" });
+    expect(made.status).toBe(201);
+    expect(made.body.sender_email).toBe("u@xn--zrich-idn-q9a.test");
+    await simPost("/_sim/identities/u@xn--zrich-idn-q9a.test/verify");
+    const st = await request(app)
+      .get("/domains/verify-email/status")
+      .query({ email: "U@zürich-idn.test" })
+      .set(p.auth);
+    expect(st.body).toMatchObject({ verification_status: "verified", can_send: true });
+    expect(await senderAllowed(p.id, "u@xn--zrich-idn-q9a.test")).toBe(true);
   });
 });

@@ -1,4 +1,5 @@
 import { domainToASCII, domainToUnicode } from "node:url";
+import { isEmailAddress } from "@emailsvc/contracts";
 
 export interface DomainName {
   /** Stored and sent to the provider: lowercase ASCII (punycode for internationalized names). */
@@ -31,7 +32,27 @@ export function emailDomain(email: string): DomainName | null {
   return at > 0 ? parseDomain(email.slice(at + 1)) : null;
 }
 
-const EMAIL = /^[^\s@"<>()[\],;:\\]+@[^\s@]+$/;
-export function isEmail(value: unknown): value is string {
-  return typeof value === "string" && value.length <= 254 && EMAIL.test(value.trim());
+/** The MAIL FROM subdomain every registered domain gets; the domain must leave room for it (253 in all). */
+export const MAIL_FROM_LABEL = "bounce";
+
+/** A domain that can be registered: valid, and short enough for `bounce.<domain>` to be valid too. */
+export function parseSendingDomain(input: unknown): DomainName | null {
+  const name = parseDomain(input);
+  return name && name.ascii.length + MAIL_FROM_LABEL.length + 1 <= 253 ? name : null;
+}
+
+/**
+ * A sender address as stored and compared (what the send path's sender check reads): the send endpoints'
+ * address rules (contracts' isEmailAddress), lower-cased, the domain in its ASCII (punycode) form without a
+ * trailing dot, so `z@bücher.de`, `Z@XN--BCHER-KVA.DE.` and `z@xn--bcher-kva.de` are one sender. Null when
+ * the value is not an address.
+ */
+export function normalizeEmail(input: unknown): string | null {
+  if (typeof input !== "string") return null;
+  const raw = input.trim().toLowerCase();
+  const at = raw.lastIndexOf("@");
+  const domain = at > 0 ? parseDomain(raw.slice(at + 1)) : null;
+  if (!domain) return null;
+  const email = `${raw.slice(0, at)}@${domain.ascii}`;
+  return isEmailAddress(email) ? email : null;
 }

@@ -4,9 +4,10 @@ import { withTransaction, type Db } from "@emailsvc/db";
 import { AppError, ErrorCode, getAuth } from "@emailsvc/http";
 import type { Logger } from "@emailsvc/observability";
 import { buildDnsRecords, domainStatus } from "../domain/dns-records";
-import { emailDomain, isEmail, parseDomain } from "../domain/domain-name";
+import { MAIL_FROM_LABEL, normalizeEmail, parseSendingDomain } from "../domain/domain-name";
+import { optionalString } from "../domain/optional-string";
 import { canSend, domainSender, findDomain } from "../use-cases/domain-repo";
-import type { IdentityProvider } from "../use-cases/provider-port";
+import { isProviderBadRequest, type IdentityProvider } from "../use-cases/provider-port";
 
 export interface DomainRoutesDeps {
   db: Db;
@@ -16,9 +17,21 @@ export interface DomainRoutesDeps {
 
 const str = (v: unknown) => (typeof v === "string" && v.trim() ? v.trim() : null);
 
-function senderOnDomain(email: string, ascii: string): boolean {
-  return isEmail(email) && emailDomain(email)?.ascii === ascii;
+/** The normalized sender address when it is an address on this domain (ASCII form), else null. */
+function senderOnDomain(email: string, ascii: string): string | null {
+  const normalized = normalizeEmail(email);
+  return normalized?.endsWith(`@${ascii}`) ? normalized : null;
 }
+
+/**
+ * Profiles of a domain that stops being their sender (domain deleted, or another sender chosen): an address
+ * also verified on its own (`email_verified`, spec 3's single-address flow) stays an active sender, detached
+ * from the domain; the others are deactivated.
+ */
+const RELEASE_DOMAIN_PROFILES = `UPDATE sender_profiles SET active = email_verified,
+       domain_id = CASE WHEN email_verified THEN NULL ELSE domain_id END,
+       domain_authenticated = false, updated_at = now()
+ WHERE project_id = $1 AND domain_id = $2`;
 
 async function storedRecords(db: Db, projectId: string, domainId: string) {
   const r = await db.pool.query<{
@@ -44,25 +57,40 @@ export function domainsRouter(deps: DomainRoutesDeps): Router {
     const body = (req.body ?? {}) as Record<string, unknown>;
     const domainIn = str(body.domain);
     const senderName = str(body.sender_name);
-    const senderEmail = str(body.sender_email)?.toLowerCase();
-    if (!domainIn || !senderName || !senderEmail)
+    const senderGiven = str(body.sender_email);
+    if (!domainIn || !senderName || !senderGiven)
       throw new AppError(ErrorCode.VALIDATION, "domain, sender_name and sender_email are required");
-    const name = parseDomain(domainIn);
+    const name = parseSendingDomain(domainIn);
     if (!name) throw new AppError(ErrorCode.VALIDATION, "Invalid domain format");
-    if (!senderOnDomain(senderEmail, name.ascii))
+    const senderEmail = senderOnDomain(senderGiven, name.ascii);
+    if (!senderEmail)
       throw new AppError(ErrorCode.VALIDATION, `sender_email must be an address @${name.unicode}`);
-    const exists = await db.pool.query(
-      "SELECT 1 FROM domain_identities WHERE project_id = $1 AND active_domain = $2",
-      [projectId, name.ascii],
+    const externalKey = optionalString(body.external_key, "external_key");
+    // The provider's identity is one per account: a domain another project registered is theirs (reusing it
+    // would hand this project their DKIM tokens and verification, and deleting it here would break it there).
+    const owners = await db.pool.query<{ project_id: string }>(
+      "SELECT project_id FROM domain_identities WHERE active_domain = $1",
+      [name.ascii],
     );
-    if (exists.rowCount)
+    if (owners.rows.some((o) => o.project_id === projectId))
       throw new AppError(ErrorCode.CONFLICT, `Domain ${name.unicode} is already registered in this project`);
+    if (owners.rowCount)
+      throw new AppError(
+        ErrorCode.CONFLICT,
+        `Domain ${name.unicode} is already registered by another project`,
+      );
 
-    let identity: { verificationToken: string; dkimTokens: string[] };
+    let identity: { verificationToken: string; dkimTokens: string[]; created: boolean } | undefined;
     try {
       identity = await provider.createDomain(name.ascii);
-      await provider.setMailFrom(name.ascii, `bounce.${name.ascii}`);
+      await provider.setMailFrom(name.ascii, `${MAIL_FROM_LABEL}.${name.ascii}`);
     } catch (err) {
+      // Nothing is stored: leave nothing at the provider either.
+      if (identity?.created) await provider.delete(name.ascii).catch(() => undefined);
+      if (isProviderBadRequest(err)) {
+        deps.logger.info({ err, domain: name.ascii }, "provider refused the domain name");
+        throw new AppError(ErrorCode.VALIDATION, "Invalid domain format", { cause: err });
+      }
       deps.logger.error({ err, domain: name.ascii }, "provider refused the domain identity");
       throw new AppError(ErrorCode.INTERNAL, "Failed to register the domain with the email provider", {
         cause: err,
@@ -75,7 +103,6 @@ export function domainsRouter(deps: DomainRoutesDeps): Router {
       region: provider.region,
     });
     const domainId = randomUUID();
-    const externalKey = str(body.external_key);
     try {
       await withTransaction(db.pool, async (c) => {
         await c.query(
@@ -88,7 +115,7 @@ export function domainsRouter(deps: DomainRoutesDeps): Router {
             name.unicode,
             identity.verificationToken,
             identity.dkimTokens,
-            `bounce.${name.ascii}`,
+            `${MAIL_FROM_LABEL}.${name.ascii}`,
             externalKey,
           ],
         );
@@ -257,10 +284,7 @@ export function domainsRouter(deps: DomainRoutesDeps): Router {
         "UPDATE domain_identities SET deleted_at = now(), active_domain = NULL, updated_at = now() WHERE id = $1",
         [d.id],
       );
-      await c.query(
-        "UPDATE sender_profiles SET active = false, domain_authenticated = false, updated_at = now() WHERE project_id = $1 AND domain_id = $2",
-        [projectId, d.id],
-      );
+      await c.query(RELEASE_DOMAIN_PROFILES, [projectId, d.id]);
     });
     res.json({
       success: true,
@@ -273,20 +297,19 @@ export function domainsRouter(deps: DomainRoutesDeps): Router {
     const { projectId } = getAuth(res);
     const body = (req.body ?? {}) as Record<string, unknown>;
     const senderName = str(body.sender_name);
-    const senderEmail = str(body.sender_email)?.toLowerCase();
-    const replyEmail = str(body.reply_email);
-    if (!senderName || !senderEmail)
+    const senderGiven = str(body.sender_email);
+    if (!senderName || !senderGiven)
       throw new AppError(ErrorCode.VALIDATION, "sender_name and sender_email are required");
-    const d = await findDomain(db, projectId, req.params.domain);
-    if (!senderOnDomain(senderEmail, d.domain))
-      throw new AppError(ErrorCode.VALIDATION, `sender_email must end in @${d.domain_unicode}`);
-    if (replyEmail && !isEmail(replyEmail))
+    const replyGiven = optionalString(body.reply_email, "reply_email");
+    const replyEmail = replyGiven === null ? null : normalizeEmail(replyGiven);
+    if (replyGiven !== null && !replyEmail)
       throw new AppError(ErrorCode.VALIDATION, "reply_email must be an email address");
+    const d = await findDomain(db, projectId, req.params.domain);
+    const senderEmail = senderOnDomain(senderGiven, d.domain);
+    if (!senderEmail)
+      throw new AppError(ErrorCode.VALIDATION, `sender_email must end in @${d.domain_unicode}`);
     await withTransaction(db.pool, async (c) => {
-      await c.query(
-        "UPDATE sender_profiles SET active = false, updated_at = now() WHERE project_id = $1 AND domain_id = $2 AND sender_email <> $3",
-        [projectId, d.id, senderEmail],
-      );
+      await c.query(`${RELEASE_DOMAIN_PROFILES} AND sender_email <> $3`, [projectId, d.id, senderEmail]);
       await c.query(
         `INSERT INTO sender_profiles (id, project_id, domain_id, sender_name, sender_email, reply_email, active, domain_authenticated, updated_at)
          VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, true, $6, now())

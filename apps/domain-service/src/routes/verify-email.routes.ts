@@ -1,8 +1,9 @@
 import { Router } from "express";
 import { withTransaction, type Db } from "@emailsvc/db";
 import { AppError, ErrorCode, getAuth } from "@emailsvc/http";
-import { isEmail } from "../domain/domain-name";
-import type { IdentityProvider } from "../use-cases/provider-port";
+import { normalizeEmail } from "../domain/domain-name";
+import { optionalString } from "../domain/optional-string";
+import { isProviderNotFound, type IdentityProvider } from "../use-cases/provider-port";
 
 interface IdentityRow {
   id: string;
@@ -52,25 +53,33 @@ export function verifyEmailRouter(deps: { db: Db; provider: IdentityProvider }):
   const { db, provider } = deps;
   const r = Router();
   const emailParam = (v: unknown) => {
-    const e = typeof v === "string" ? v.trim().toLowerCase() : "";
-    if (!e) throw new AppError(ErrorCode.VALIDATION, "email query parameter is required");
+    if (v === undefined || (typeof v === "string" && !v.trim()))
+      throw new AppError(ErrorCode.VALIDATION, "email query parameter is required");
+    const e = normalizeEmail(v);
+    if (!e) throw new AppError(ErrorCode.VALIDATION, "email must be an email address");
     return e;
   };
 
   r.post("/domains/verify-email", async (req, res) => {
     const { projectId } = getAuth(res);
     const body = (req.body ?? {}) as Record<string, unknown>;
-    const email = typeof body.sender_email === "string" ? body.sender_email.trim().toLowerCase() : "";
+    const given = typeof body.sender_email === "string" ? body.sender_email.trim() : "";
     const name = typeof body.sender_name === "string" ? body.sender_name.trim() : "";
-    if (!email || !name)
+    if (!given || !name)
       throw new AppError(ErrorCode.VALIDATION, "sender_email and sender_name are required");
-    if (!isEmail(email)) throw new AppError(ErrorCode.VALIDATION, "sender_email must be an email address");
-    const exists = await db.pool.query(
-      "SELECT 1 FROM email_identities WHERE project_id = $1 AND sender_email = $2",
-      [projectId, email],
+    const email = normalizeEmail(given);
+    if (!email) throw new AppError(ErrorCode.VALIDATION, "sender_email must be an email address");
+    const externalKey = optionalString(body.external_key, "external_key");
+    // The provider's identity is one per account: an address another project registered is theirs (reusing it
+    // would hand this project their verification, and deleting it here would break it there).
+    const owners = await db.pool.query<{ project_id: string }>(
+      "SELECT project_id FROM email_identities WHERE sender_email = $1",
+      [email],
     );
-    if (exists.rowCount)
+    if (owners.rows.some((o) => o.project_id === projectId))
       throw new AppError(ErrorCode.CONFLICT, `${email} is already registered in this project`);
+    if (owners.rowCount)
+      throw new AppError(ErrorCode.CONFLICT, `${email} is already registered by another project`);
     try {
       await provider.createEmail(email);
     } catch (err) {
@@ -78,7 +87,6 @@ export function verifyEmailRouter(deps: { db: Db; provider: IdentityProvider }):
         cause: err,
       });
     }
-    const externalKey = typeof body.external_key === "string" ? body.external_key : null;
     const { identity, profile } = await withTransaction(db.pool, async (c) => {
       const p = await c.query<ProfileRow>(
         `INSERT INTO sender_profiles (id, project_id, sender_name, sender_email, email_verified, external_key, active, updated_at)
@@ -106,7 +114,7 @@ export function verifyEmailRouter(deps: { db: Db; provider: IdentityProvider }):
         email_verified: v.email_verified,
         domain_authenticated: v.domain_authenticated,
       },
-      message: `A verification email was sent to ${email}. Follow its link, then check GET /domains/verify-email/status?email=${email}.`,
+      message: `A verification email was sent to ${email}. Follow its link, then check GET /domains/verify-email/status?email=${encodeURIComponent(email)}.`,
     });
   });
 
@@ -152,14 +160,30 @@ export function verifyEmailRouter(deps: { db: Db; provider: IdentityProvider }):
   r.post("/domains/verify-email/resend", async (req, res) => {
     const { projectId } = getAuth(res);
     const body = (req.body ?? {}) as Record<string, unknown>;
-    const email = typeof body.sender_email === "string" ? body.sender_email.trim().toLowerCase() : "";
-    if (!email) throw new AppError(ErrorCode.VALIDATION, "sender_email is required");
+    if (typeof body.sender_email !== "string" || !body.sender_email.trim())
+      throw new AppError(ErrorCode.VALIDATION, "sender_email is required");
+    const email = normalizeEmail(body.sender_email);
+    if (!email) throw new AppError(ErrorCode.VALIDATION, "sender_email must be an email address");
     await findIdentity(db, projectId, email);
     try {
+      // Resending recreates the provider's identity, which would undo a verification: a verified address is
+      // left alone (spec 3: resend is a step of `pending`).
+      const live = await provider.get(email).catch((err: unknown) => {
+        if (isProviderNotFound(err)) return null;
+        throw err;
+      });
+      if (live?.verificationStatus === "SUCCESS") {
+        await db.pool.query(
+          "UPDATE email_identities SET verification_status = 'verified', updated_at = now() WHERE project_id = $1 AND sender_email = $2",
+          [projectId, email],
+        );
+        throw new AppError(ErrorCode.CONFLICT, `${email} is already verified; no email was sent`);
+      }
       // SES sends the verification mail when the identity is created: recreate it to send it again.
-      await provider.delete(email);
+      if (live) await provider.delete(email);
       await provider.createEmail(email);
     } catch (err) {
+      if (err instanceof AppError) throw err;
       throw new AppError(ErrorCode.PROVIDER_ERROR, "Failed to resend the verification email", { cause: err });
     }
     await db.pool.query(

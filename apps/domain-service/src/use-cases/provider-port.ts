@@ -14,7 +14,10 @@ type Ses = ReturnType<typeof createSesClient>;
 /** The identity calls this service makes (only the domain-service talks to the provider's identity APIs). */
 export interface IdentityProvider {
   region: string;
-  createDomain(domain: string): Promise<{ verificationToken: string; dkimTokens: string[] }>;
+  /** `created`: false when the provider already had this identity (registered again after a delete). */
+  createDomain(
+    domain: string,
+  ): Promise<{ verificationToken: string; dkimTokens: string[]; created: boolean }>;
   setMailFrom(domain: string, mailFromDomain: string): Promise<void>;
   get(identity: string): Promise<{
     verificationStatus: string;
@@ -39,12 +42,17 @@ export function sesIdentityProvider(ses: Ses, region: string): IdentityProvider 
         return {
           verificationToken: r.verificationToken ?? randomBytes(32).toString("base64"),
           dkimTokens: r.dkimTokens,
+          created: true,
         };
       } catch (err) {
         if (!isAlreadyExists(err)) throw err;
         // Registered again after a delete, or by this account before: reuse the provider's identity.
         const existing = await getIdentity(ses, domain);
-        return { verificationToken: randomBytes(32).toString("base64"), dkimTokens: existing.dkimTokens };
+        return {
+          verificationToken: randomBytes(32).toString("base64"),
+          dkimTokens: existing.dkimTokens,
+          created: false,
+        };
       }
     },
     async setMailFrom(domain, mailFrom) {
@@ -63,5 +71,18 @@ export function sesIdentityProvider(ses: Ses, region: string): IdentityProvider 
     },
   };
 }
+
+/** The provider refused the request itself (a name it does not accept), as opposed to failing to answer. */
+export function isProviderBadRequest(err: unknown): boolean {
+  const e = err as { name?: string; $metadata?: { httpStatusCode?: number } };
+  return (
+    ["BadRequestException", "ValidationException", "InvalidParameterValue"].includes(e?.name ?? "") ||
+    e?.$metadata?.httpStatusCode === 400
+  );
+}
+
+/** The identity does not exist at the provider. */
+export const isProviderNotFound = (err: unknown): boolean =>
+  (err as { name?: string })?.name === "NotFoundException";
 
 export { classifyProviderError };

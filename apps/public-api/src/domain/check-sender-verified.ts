@@ -12,10 +12,19 @@ export function senderDomain(email: string): string {
 }
 
 /**
+ * The address as sender profiles store it: lower-cased, the domain in its ASCII (punycode) form, so a profile
+ * verified for `z@bücher.de` matches a send from `z@xn--bcher-kva.de` and the other way round.
+ */
+export function senderAddress(email: string): string {
+  const at = email.lastIndexOf("@");
+  return `${email.slice(0, at).toLowerCase()}@${senderDomain(email)}`;
+}
+
+/**
  * Spec 4.4's two ways a sender is verified, as SQL over placeholders (or expressions) of the caller's statement:
  * (1) a sender profile of the project with this address, `email_verified` and active; (2) a verified, not
- * deleted domain identity of the project for the address's domain. `email` is lowercased, `domain` is
- * `senderDomain(email)`.
+ * deleted domain identity of the project for the address's domain. `email` is `senderAddress(email)`,
+ * `domain` is `senderDomain(email)`.
  */
 export function senderVerifiedSql(project: string, email: string, domain: string) {
   return {
@@ -52,7 +61,7 @@ export async function checkSenderAndSuppressions(
   }>(
     `SELECT ${GATE_SQL.profile} AS sender, ${GATE_SQL.domain} AS domain,
        (SELECT json_object_agg(email, reason) ${suppressedAmongSql("$1", "$4::text[]")}) AS suppressed`,
-    [projectId, email.toLowerCase(), domain, [...new Set(recipients.map((r) => r.toLowerCase()))]],
+    [projectId, senderAddress(email), domain, [...new Set(recipients.map((r) => r.toLowerCase()))]],
   );
   const row = rows[0];
   const suppressed = new Map(Object.entries(row?.suppressed ?? {}));

@@ -11,7 +11,12 @@ import {
   gateCtes,
   type GatePlaceholders,
 } from "../repos/accept-gates";
-import { senderDomain, senderVerifiedSql, suppressedAmongSql } from "../domain/check-sender-verified";
+import {
+  senderAddress,
+  senderDomain,
+  senderVerifiedSql,
+  suppressedAmongSql,
+} from "../domain/check-sender-verified";
 import { newReplyToken } from "../domain/reply-token";
 import { MSG_IN_FLIGHT, MSG_KEY_REUSED } from "../idempotency/idempotency.middleware";
 import type { StoredResponse } from "../idempotency/idempotency-store";
@@ -213,7 +218,7 @@ export async function acceptSend(db: Db, input: AcceptSendInput): Promise<Accept
     Exchanges.emailCommands,
     RoutingKeys.emailSendRequested,
     outbox ? JSON.stringify(outbox.envelope) : null,
-    input.gates ? input.gates.sender.toLowerCase() : null,
+    input.gates ? senderAddress(input.gates.sender) : null,
     input.gates ? senderDomain(input.gates.sender) : null,
     input.gates ? [...new Set(input.gates.addresses.map((a) => a.toLowerCase()))] : null,
   ];

@@ -20,7 +20,7 @@ const mailFromBody = z.object({
   BehaviorOnMxFailure: z.enum(["USE_DEFAULT_VALUE", "REJECT_MESSAGE"]).optional(),
 });
 
-const DOMAIN = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i;
+const DOMAIN = /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+(?:[a-z]{2,63}|xn--[a-z0-9-]{1,59})$/i;
 const EMAIL = /^[^@\s]+@[^@\s]+$/;
 
 function dkimAttributes(id: SimIdentity) {
