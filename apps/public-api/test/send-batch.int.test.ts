@@ -60,6 +60,14 @@ describe("POST /v1/send-batch errors (spec 4.3, word for word)", () => {
     [{ recipients: [] }, "recipients array is required and must not be empty"],
     [{ recipients: "nope" }, "recipients array is required and must not be empty"],
     [{ recipients: [{ email: "a@example.org" }, { data: {} }] }, "recipients[1].email is required"],
+    // the single send endpoints' address rules: no lists, brackets, empty labels or trailing dots
+    [{ recipients: [{ email: "a@example.org,x" }] }, "recipients[0].email is not a valid email address"],
+    [{ recipients: [{ email: "a@b..com" }] }, "recipients[0].email is not a valid email address"],
+    [{ recipients: [{ email: "a@example.org." }] }, "recipients[0].email is not a valid email address"],
+    [
+      { recipients: [{ email: "a@example.org", data: { k: "\ud800" } }] },
+      "Request body must be valid Unicode: a \\uD800-\\uDFFF escape is not part of a pair",
+    ],
   ])("400 %j", async (change, error) => {
     const res = await post({ ...valid(), ...change });
     expect(res.status).toBe(400);
@@ -231,6 +239,12 @@ describe("POST /v1/send-batch stores", () => {
     expect(await count(h.deps, "activities WHERE batch_id = $1", [res.body.batch_id])).toBe(0);
     expect(await count(h.deps, "project_usage WHERE project_id = $1", [p.projectId])).toBe(0);
     expect(await count(h.deps, "outbox_messages WHERE payload->>'projectId' = $1", [p.projectId])).toBe(0);
+
+    // scheduled, it names no scheduled send: none was stored
+    const later = await post({ ...valid(2), scheduled_at: "in 2 hours" });
+    expect(later.status).toBe(200);
+    expect(later.body).toMatchObject({ queued: 0, scheduled: true });
+    expect(later.body.scheduled_send_id).toBeUndefined();
   });
 
   it("nothing at all when the batch would pass the monthly quota (429)", async () => {

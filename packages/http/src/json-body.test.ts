@@ -18,6 +18,10 @@ describe("jsonBodyProblem", () => {
     );
     expect(jsonBodyProblem({ "k\0": 1 })).toBe("Request body must not contain NUL characters (\\u0000)");
     expect(jsonBodyProblem(nested(MAX_JSON_DEPTH + 1))).toBe("Request body nests deeper than 64 levels");
+    const surrogate = "Request body must be valid Unicode: a \\uD800-\\uDFFF escape is not part of a pair";
+    expect(jsonBodyProblem({ a: { b: "x\ud800" } })).toBe(surrogate);
+    expect(jsonBodyProblem({ "\udc00": 1 })).toBe(surrogate);
+    expect(jsonBodyProblem({ a: "\ud83d\ude00 emoji" })).toBeNull();
     expect(jsonBodyProblem(nested(100_000))).toBe("Request body nests deeper than 64 levels");
   });
 });

@@ -2,13 +2,19 @@ import express, { type RequestHandler } from "express";
 import { AppError, ErrorCode } from "./errors";
 
 const NUL_MESSAGE = "Request body must not contain NUL characters (\\u0000)";
+const SURROGATE_MESSAGE =
+  "Request body must be valid Unicode: a \\uD800-\\uDFFF escape is not part of a pair";
+
+/** No unpaired UTF-16 surrogate (JSON can write one as an escape; PostgreSQL's text and jsonb refuse it). */
+const wellFormed = (s: string): boolean => (s as unknown as { isWellFormed(): boolean }).isWellFormed();
 
 /** Levels of arrays and objects a request body may nest: far beyond any real body, well inside the stack. */
 export const MAX_JSON_DEPTH = 64;
 
 /**
  * The first problem of a parsed JSON body that no handler can store or walk safely, or null: a NUL character
- * (PostgreSQL text cannot hold one; it failed the insert with a 500) or nesting deeper than MAX_JSON_DEPTH
+ * or an unpaired surrogate (PostgreSQL text and jsonb cannot hold them; the insert failed with a 500), or nesting
+ * deeper than MAX_JSON_DEPTH
  * (recursive code such as an idempotency fingerprint ran out of stack). Iterative, so any depth is safe here.
  */
 export function jsonBodyProblem(body: unknown): string | null {
@@ -20,6 +26,7 @@ export function jsonBodyProblem(body: unknown): string | null {
     const depth = depths.pop()!;
     if (typeof value === "string") {
       if (value.indexOf("\0") !== -1) return NUL_MESSAGE;
+      if (!wellFormed(value)) return SURROGATE_MESSAGE;
     } else if (typeof value === "object" && value !== null) {
       if (depth >= MAX_JSON_DEPTH) return `Request body nests deeper than ${MAX_JSON_DEPTH} levels`;
       if (Array.isArray(value)) {
@@ -30,6 +37,7 @@ export function jsonBodyProblem(body: unknown): string | null {
       } else {
         for (const key in value) {
           if (key.indexOf("\0") !== -1) return NUL_MESSAGE;
+          if (!wellFormed(key)) return SURROGATE_MESSAGE;
           values.push((value as Record<string, unknown>)[key]);
           depths.push(depth + 1);
         }

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { Exchanges, makeEnvelope, RoutingKeys } from "@emailsvc/contracts";
+import { Exchanges, isEmailAddress, makeEnvelope, RoutingKeys } from "@emailsvc/contracts";
 import { AppError, ErrorCode, type AuthContext } from "@emailsvc/http";
 import { checkSenderAndSuppressions, senderNotVerified } from "../domain/check-sender-verified";
 import { timeOrderedUuid } from "../domain/time-ordered-uuid";
@@ -13,7 +13,6 @@ import type { SendDeps, SendOutcome } from "./send-deps";
 export const MAX_BATCH = 12_500;
 /** Activity ids per email.send-requested message: workers spread a big batch over many messages. */
 const IDS_PER_MESSAGE = 500;
-const EMAIL = /^[^\s@"<>()[\],;:\\]+@[^\s@]+\.[^\s@]+$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const bad = (message: string) => new AppError(ErrorCode.VALIDATION, message);
@@ -46,7 +45,8 @@ async function validate(body: Record<string, unknown>) {
     const r = list[i] as { email?: unknown; data?: unknown } | null;
     const email = r && typeof r === "object" && typeof r.email === "string" ? r.email.trim() : "";
     if (!email) throw bad(`recipients[${i}].email is required`);
-    if (email.length > 254 || !EMAIL.test(email))
+    // The same address rules as the single send endpoints (contracts' isEmailAddress).
+    if (!isEmailAddress(email))
       throw bad(`recipients[${i}].email is not a valid email address`);
     const data = r!.data;
     if (data !== undefined && data !== null && (typeof data !== "object" || Array.isArray(data)))
@@ -164,7 +164,8 @@ export async function acceptBatch(
       queued: ids.length,
       scheduled: schedule !== null,
       scheduled_for: schedule ? schedule.instant.toISOString() : null,
-      ...(scheduledSendId ? { scheduled_send_id: scheduledSendId } : {}),
+      // Only when something was scheduled: a batch whose recipients are all suppressed stores no scheduled send.
+      ...(scheduledSendId && ids.length ? { scheduled_send_id: scheduledSendId } : {}),
       activities,
     },
   };

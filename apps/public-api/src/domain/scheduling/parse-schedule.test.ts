@@ -63,6 +63,10 @@ describe("parseSchedule phrase table (phrases × zones × offsets × a DST chang
       "America/New_York",
     ],
     ["2026-03-10T10:00:00+02:00", "UTC", "2026-03-10T08:00:00.000Z", "2026-03-10 08:00", "UTC"],
+    // every ISO 8601 offset form: ±hh, ±hhmm, ±hh:mm; fractions of a second
+    ["2026-03-10T10:00:00+05", "UTC", "2026-03-10T05:00:00.000Z", "2026-03-10 05:00", "UTC"],
+    ["2026-03-10T10:00:00-0530", "UTC", "2026-03-10T15:30:00.000Z", "2026-03-10 15:30", "UTC"],
+    ["2026-03-10T10:00:00.250Z", "UTC", "2026-03-10T10:00:00.250Z", "2026-03-10 10:00", "UTC"],
   ])("%s in %s", (phrase, tz, instant, local, label) => {
     const s = parseSchedule({ scheduledAt: phrase, timezone: tz, now });
     expect(s.instant.toISOString()).toBe(instant);
@@ -83,13 +87,29 @@ describe("parseSchedule phrase table (phrases × zones × offsets × a DST chang
     expect(utc.timezone).toBe("UTC");
   });
 
-  it.each(["2026-03-07T14:00:00Z", "yesterday at 9am", "2020-01-01"])("refuses a past time: %s", (phrase) => {
-    expect(() => parseSchedule({ scheduledAt: phrase, now })).toThrow(/past/);
+  it.each(["2026-03-07T14:00:00Z", "yesterday at 9am", "2020-01-01", "last friday", "past friday"])(
+    "refuses a past time: %s",
+    (phrase) => {
+      expect(() => parseSchedule({ scheduledAt: phrase, now })).toThrow(/past/);
+    },
+  );
+
+  it("refuses a time after year 9999 and a text longer than 200 characters", () => {
+    expect(() => parseSchedule({ scheduledAt: "in 270000 years", now })).toThrow(/too far ahead/);
+    expect(() => parseSchedule({ scheduledAt: "in 10000 years", now })).toThrow(/too far ahead/);
+    expect(parseSchedule({ scheduledAt: "9999-12-31T23:00:00Z", now }).local).toBe("9999-12-31 23:00");
+    expect(() => parseSchedule({ scheduledAt: "tomorrow ".repeat(30), now })).toThrow(/longer than 200/);
   });
 
   it.each([
     ["blah", "UTC", "scheduled_at"],
     ["not tomorrow", "UTC", "scheduled_at"],
+    // impossible calendar dates are refused, not rolled over into the next month
+    ["2030-02-30T10:00:00Z", "UTC", "scheduled_at"],
+    ["2027-02-29T10:00", "UTC", "scheduled_at"],
+    ["2027-04-31T25:00:00", "UTC", "scheduled_at"],
+    ["2027-01-01T10:61:00Z", "UTC", "scheduled_at"],
+    ["2027-01-01T10:00:00+24:00", "UTC", "scheduled_at"],
     ["tomorrow at 9am", "Mars/Olympus", "timezone"],
     ["tomorrow at 9am", "UTC+25", "timezone"],
     ["tomorrow at 9am", 99, "timezone"],

@@ -28,7 +28,7 @@ export class ScheduleError extends Error {
 }
 
 const ISO =
-  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
 
 /**
  * Reads `scheduled_at` + `timezone` (spec 4.5): ISO 8601 with `Z` or an offset is absolute; an ISO timestamp
@@ -46,6 +46,9 @@ export function parseSchedule(input: ScheduleInput): Schedule {
   }
   const text = input.scheduledAt.trim();
   if (!text) throw new ScheduleError("scheduled_at", "Invalid scheduled_at: empty value");
+  // The natural-language parser's time grows with the text (seconds for a few hundred KB, on the event loop).
+  if (text.length > MAX_TEXT)
+    throw new ScheduleError("scheduled_at", `Invalid scheduled_at: longer than ${MAX_TEXT} characters`);
   const nowMs = input.now.getTime();
   const instant = readInstant(text, zone, nowMs);
   if (instant === null || Number.isNaN(instant)) {
@@ -57,27 +60,71 @@ export function parseSchedule(input: ScheduleInput): Schedule {
       `scheduled_at is in the past: "${text}" resolves to ${new Date(instant).toISOString()} (${formatLocal(zone, instant)} ${zone.label})`,
     );
   }
+  if (instant > LATEST) {
+    throw new ScheduleError(
+      "scheduled_at",
+      `scheduled_at is too far ahead: "${text}" is after 9999-12-31 (dates are written YYYY-MM-DD)`,
+    );
+  }
   return { instant: new Date(instant), timezone: zone.label, local: formatLocal(zone, instant) };
+}
+
+const MAX_TEXT = 200;
+/** The last moment a four-digit year can write (scheduled_for and scheduled_for_local are YYYY-MM-DD…). */
+const LATEST = Date.UTC(9999, 11, 31, 23, 59, 59);
+/** Words that point back in time: chrono's forwardDate would otherwise turn "last friday" into the next one. */
+const BACKWARD = /\b(?:last|past|previous|ago|yesterday)\b/i;
+
+/** The fields name a real moment (no 30 February, hour 25 or minute 61, which Date.UTC would roll over). */
+function realMoment(f: {
+  year: number;
+  month: number;
+  day: number;
+  hour: number;
+  minute: number;
+  second: number;
+}) {
+  const d = new Date(Date.UTC(f.year, f.month - 1, f.day, f.hour, f.minute, f.second));
+  return (
+    d.getUTCFullYear() === f.year &&
+    d.getUTCMonth() === f.month - 1 &&
+    d.getUTCDate() === f.day &&
+    d.getUTCHours() === f.hour &&
+    d.getUTCMinutes() === f.minute &&
+    d.getUTCSeconds() === f.second
+  );
 }
 
 function readInstant(text: string, zone: Zone, nowMs: number): number | null {
   const iso = ISO.exec(text);
   if (iso) {
-    const [, y, mo, d, h, mi, s, off] = iso;
-    if (off) return Date.parse(text.replace(" ", "T"));
-    return wallClockToInstant(zone, {
+    const [, y, mo, d, h, mi, s, frac, off] = iso;
+    const fields = {
       year: +y!,
       month: +mo!,
       day: +d!,
       hour: +(h ?? 0),
       minute: +(mi ?? 0),
       second: +(s ?? 0),
-    });
+    };
+    if (!realMoment(fields)) return null;
+    if (off) {
+      // Z, ±hh, ±hhmm or ±hh:mm (ISO 8601 allows all three forms of an offset)
+      const m = /^([+-])(\d{2}):?(\d{2})?$/.exec(off);
+      const offsetMin = m ? (m[1] === "-" ? -1 : 1) * (+m[2]! * 60 + +(m[3] ?? 0)) : 0;
+      if (m && (+m[2]! > 23 || +(m[3] ?? 0) > 59)) return null;
+      const ms = frac ? Math.round(Number(`0.${frac}`) * 1000) : 0;
+      return (
+        Date.UTC(fields.year, fields.month - 1, fields.day, fields.hour, fields.minute, fields.second, ms) -
+        offsetMin * 60_000
+      );
+    }
+    return wallClockToInstant(zone, fields);
   }
   const results = chrono.parse(
     text,
     { instant: new Date(nowMs), timezone: offsetAt(zone, nowMs) },
-    { forwardDate: true },
+    { forwardDate: !BACKWARD.test(text) },
   );
   const r = results[0];
   // The phrase must be understood as a whole: "not tomorrow" must not become "tomorrow".
