@@ -97,6 +97,15 @@ describe("GET and DELETE /v1/scheduled-sends/:id", () => {
       scheduled_for: "2099-05-05T05:05:00.000Z",
       recipients: { scheduled: 1 },
     });
+    // counted when accepted (live), given back when cancelled: it was never sent
+    const usage = async () =>
+      (
+        await h.deps.db.pool.query(
+          "SELECT (SELECT coalesce(sum(live_sent), 0)::int FROM project_usage WHERE project_id = $1) AS quota, (SELECT total_sent::int FROM projects WHERE id = $1) AS total",
+          [p.projectId],
+        )
+      ).rows[0];
+    expect(await usage()).toEqual({ quota: 1, total: 1 });
     const cancel = await request(h.app).delete(`/v1/scheduled-sends/${id}`).set(bearer(p.testKey));
     expect(cancel.body).toEqual({
       success: true,
@@ -109,8 +118,10 @@ describe("GET and DELETE /v1/scheduled-sends/:id", () => {
     ).toBe(1);
     // the scheduler's claim only takes status = 'scheduled': it can never pick this one up
     expect(await count(h.deps, "scheduled_sends WHERE id = $1 AND status = 'scheduled'", [id])).toBe(0);
+    expect(await usage()).toEqual({ quota: 0, total: 0 });
     const again = await request(h.app).delete(`/v1/scheduled-sends/${id}`).set(bearer(p.liveKey));
     expect(again.status).toBe(409);
+    expect(await usage()).toEqual({ quota: 0, total: 0 });
   });
 
   it("404 for another project's scheduled send, 401 without a key", async () => {

@@ -1,6 +1,7 @@
 import { Router } from "express";
 import { withTransaction, type Db } from "@emailsvc/db";
 import { apiKeyAuth, AppError, ErrorCode, getAuth, type ApiKeyLookup } from "@emailsvc/http";
+import { usagePeriod } from "../use-cases/accept-send";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -12,6 +13,7 @@ interface Row {
   local_time: string;
   cancelled_at: Date | null;
   sent_at: Date | null;
+  created_at: Date;
 }
 
 /**
@@ -20,6 +22,8 @@ interface Row {
  *   DELETE /v1/scheduled-sends/:id   cancel one that has not gone yet → 200 { success, status: "cancelled" };
  *                                    409 once the scheduler handed it over (or it was cancelled); 404 otherwise
  * Cancelling and the scheduler's claim lock the same row, so a send is either cancelled or sent, never both.
+ * Live emails count against the monthly quota and the total-sent counter when they are accepted; cancelled,
+ * they were never sent, so the count is given back (to the month it was taken from).
  */
 export function scheduledSendsRouter(deps: { db: Db; lookupApiKey: ApiKeyLookup }): Router {
   const r = Router();
@@ -67,10 +71,21 @@ export function scheduledSendsRouter(deps: { db: Db; lookupApiKey: ApiKeyLookup 
         [row.id, projectId],
       );
       if (!up.rowCount) return null;
-      const acts = await c.query(
-        "UPDATE activities SET status = 'cancelled', updated_at = now() WHERE scheduled_send_id = $1 AND status = 'scheduled'",
+      const acts = await c.query<{ is_test: boolean }>(
+        "UPDATE activities SET status = 'cancelled', updated_at = now() WHERE scheduled_send_id = $1 AND status = 'scheduled' RETURNING is_test",
         [row.id],
       );
+      const live = acts.rows.filter((a) => !a.is_test).length;
+      if (live > 0) {
+        await c.query(
+          "UPDATE project_usage SET live_sent = GREATEST(live_sent - $3, 0) WHERE project_id = $1 AND period = $2",
+          [projectId, usagePeriod(row.created_at), live],
+        );
+        await c.query("UPDATE projects SET total_sent = GREATEST(total_sent - $2, 0) WHERE id = $1", [
+          projectId,
+          live,
+        ]);
+      }
       return acts.rowCount ?? 0;
     });
     if (cancelled === null) {
