@@ -31,15 +31,22 @@ export function createApiKeyCache(lookup: ApiKeyLookup, redis: Redis, logger: Lo
   type Found = NonNullable<Awaited<ReturnType<ApiKeyLookup>>>;
   const cache = new LRUCache<string, Found>({ max: 10_000, ttl: API_KEY_CACHE_TTL_MS });
   let listening = false;
+  // Bumped by every event that may have made cached keys stale: a lookup whose database read began before it
+  // (and so may have read the old key) must not put its answer in the cache after it.
+  let generation = 0;
+  const invalidate = () => {
+    generation++;
+    cache.clear();
+  };
   const sub = redis.duplicate();
   sub.on("error", () => {
     // The main connection already logs Redis being unreachable; a down subscription only disables the cache.
   });
   sub.on("ready", () => {
-    cache.clear();
+    invalidate();
     sub.subscribe(API_KEYS_CHANGED_CHANNEL).then(
       () => {
-        cache.clear();
+        invalidate();
         listening = true;
       },
       (err: Error) => logger.warn({ err: err.message }, "cannot subscribe to API key changes; key cache off"),
@@ -47,8 +54,9 @@ export function createApiKeyCache(lookup: ApiKeyLookup, redis: Redis, logger: Lo
   });
   sub.on("close", () => {
     listening = false;
+    invalidate();
   });
-  sub.on("message", () => cache.clear());
+  sub.on("message", invalidate);
 
   return {
     async lookup(key) {
@@ -57,12 +65,13 @@ export function createApiKeyCache(lookup: ApiKeyLookup, redis: Redis, logger: Lo
         const hit = cache.get(id);
         if (hit) return hit;
       }
+      const before = generation;
       const found = await lookup(key);
-      if (found && listening) cache.set(id, found);
+      if (found && listening && generation === before) cache.set(id, found);
       return found;
     },
     async keysChanged(projectId) {
-      cache.clear();
+      invalidate();
       try {
         await redis.publish(API_KEYS_CHANGED_CHANNEL, projectId);
       } catch (err) {
