@@ -483,7 +483,7 @@ describe("errors of section 7 and tenancy", () => {
     expect(st.body).toMatchObject({ verification_status: "verified", can_send: true });
   });
 
-  it("deleting a domain or changing its sender keeps an address verified on its own", async () => {
+  it("changing a domain's sender keeps an address verified on its own; deleting the domain follows spec 3", async () => {
     const p = await project();
     await request(app)
       .post("/domains/verify-email")
@@ -503,8 +503,19 @@ describe("errors of section 7 and tenancy", () => {
       .send({ sender_name: "Hi", sender_email: "hi@four.test" });
     expect(put.status).toBe(200);
     expect(await senderAllowed(p.id, "ops@four.test")).toBe(true);
+    const ops = await db.pool.query(
+      "SELECT active, domain_id FROM sender_profiles WHERE project_id = $1 AND sender_email = $2",
+      [p.id, "ops@four.test"],
+    );
+    expect(ops.rows[0]).toEqual({ active: true, domain_id: null });
+
+    // Spec 3's domain table: DELETE /domains/:domain leaves the domain's sender profile deactivated.
+    await request(app)
+      .put("/domains/four.test/sender")
+      .set(p.auth)
+      .send({ sender_name: "Ops", sender_email: "ops@four.test" });
     expect((await request(app).delete("/domains/four.test").set(p.auth)).status).toBe(200);
-    expect(await senderAllowed(p.id, "ops@four.test")).toBe(true);
+    expect(await senderAllowed(p.id, "ops@four.test")).toBe(false);
   });
 
   it("400 (never 500) for names the provider or MAIL FROM cannot take, unusable addresses and wrong types", async () => {

@@ -233,6 +233,21 @@ describe("sender verification (spec 4.4 order, applied to v1)", () => {
     expect((await send(p.liveKey, { ...minimal(), sender_email: "news@gone.example" })).status).toBe(403);
   });
 
+  it("one sender in either form of an internationalized domain, also for a profile stored in Unicode", async () => {
+    // stored as domain-service now writes it (ASCII) and as it wrote it before (Unicode, lower-cased)
+    for (const [stored, sentAs] of [
+      ["z@xn--bcher-kva.example", "Z@bücher.example"],
+      ["y@bücher.example", "y@bücher.example"],
+    ] as const) {
+      await h.deps.db.pool.query(
+        "INSERT INTO sender_profiles (id, project_id, sender_name, sender_email, email_verified, active, updated_at) VALUES (gen_random_uuid(), $1, 'Z', $2, true, true, now())",
+        [p.projectId, stored],
+      );
+      const res = await send(p.liveKey, { ...minimal(), sender_email: sentAs });
+      expect(res.status).toBe(200);
+    }
+  });
+
   it("another project's verified sender is not this project's", async () => {
     const other = await makeProject(h.deps);
     const res = await send(p.liveKey, { ...minimal(), sender_email: other.sender });

@@ -24,14 +24,14 @@ function senderOnDomain(email: string, ascii: string): string | null {
 }
 
 /**
- * Profiles of a domain that stops being their sender (domain deleted, or another sender chosen): an address
- * also verified on its own (`email_verified`, spec 3's single-address flow) stays an active sender, detached
- * from the domain; the others are deactivated.
+ * Profiles of a domain whose sender changes to another address: one also verified on its own (`email_verified`,
+ * spec 3's single-address flow) stays an active sender, detached from the domain; the others are deactivated.
+ * (Deleting the domain deactivates its profiles, as spec 3's domain table says.)
  */
 const RELEASE_DOMAIN_PROFILES = `UPDATE sender_profiles SET active = email_verified,
        domain_id = CASE WHEN email_verified THEN NULL ELSE domain_id END,
        domain_authenticated = false, updated_at = now()
- WHERE project_id = $1 AND domain_id = $2`;
+ WHERE project_id = $1 AND domain_id = $2 AND sender_email <> $3`;
 
 async function storedRecords(db: Db, projectId: string, domainId: string) {
   const r = await db.pool.query<{
@@ -105,6 +105,18 @@ export function domainsRouter(deps: DomainRoutesDeps): Router {
     const domainId = randomUUID();
     try {
       await withTransaction(db.pool, async (c) => {
+        // Two projects registering one domain at once both pass the check above (the second provider call
+        // reuses the first's identity): serialize them on the name and check again, so one gets the 409.
+        await c.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`domain:${name.ascii}`]);
+        const taken = await c.query(
+          "SELECT 1 FROM domain_identities WHERE active_domain = $1 AND project_id <> $2",
+          [name.ascii, projectId],
+        );
+        if (taken.rowCount)
+          throw new AppError(
+            ErrorCode.CONFLICT,
+            `Domain ${name.unicode} is already registered by another project`,
+          );
         await c.query(
           `INSERT INTO domain_identities (id, project_id, domain, domain_unicode, status, verification_token, dkim_tokens, mail_from_domain, external_key, active_domain, updated_at)
            VALUES ($1, $2, $3, $4, 'pending', $5, $6, $7, $8, $3, now())`,
@@ -284,7 +296,10 @@ export function domainsRouter(deps: DomainRoutesDeps): Router {
         "UPDATE domain_identities SET deleted_at = now(), active_domain = NULL, updated_at = now() WHERE id = $1",
         [d.id],
       );
-      await c.query(RELEASE_DOMAIN_PROFILES, [projectId, d.id]);
+      await c.query(
+        "UPDATE sender_profiles SET active = false, domain_authenticated = false, updated_at = now() WHERE project_id = $1 AND domain_id = $2",
+        [projectId, d.id],
+      );
     });
     res.json({
       success: true,
@@ -309,7 +324,7 @@ export function domainsRouter(deps: DomainRoutesDeps): Router {
     if (!senderEmail)
       throw new AppError(ErrorCode.VALIDATION, `sender_email must end in @${d.domain_unicode}`);
     await withTransaction(db.pool, async (c) => {
-      await c.query(`${RELEASE_DOMAIN_PROFILES} AND sender_email <> $3`, [projectId, d.id, senderEmail]);
+      await c.query(RELEASE_DOMAIN_PROFILES, [projectId, d.id, senderEmail]);
       await c.query(
         `INSERT INTO sender_profiles (id, project_id, domain_id, sender_name, sender_email, reply_email, active, domain_authenticated, updated_at)
          VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, true, $6, now())

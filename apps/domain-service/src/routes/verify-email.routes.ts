@@ -45,6 +45,20 @@ async function findIdentity(
   return { identity, profile: p.rows[0] ?? null };
 }
 
+/** The provider says the address is verified: the identity and its profile say so too (as GET …/status does). */
+async function markVerified(db: Db, projectId: string, email: string): Promise<void> {
+  await withTransaction(db.pool, async (c) => {
+    await c.query(
+      "UPDATE email_identities SET verification_status = 'verified', updated_at = now() WHERE project_id = $1 AND sender_email = $2",
+      [projectId, email],
+    );
+    await c.query(
+      "UPDATE sender_profiles SET email_verified = true, updated_at = now() WHERE project_id = $1 AND sender_email = $2",
+      [projectId, email],
+    );
+  });
+}
+
 /**
  * Single-address verification (spec 4.10): the provider mails a verification link; the identity goes
  * pending → verified (or failed), read live from the provider on GET …/status.
@@ -88,6 +102,14 @@ export function verifyEmailRouter(deps: { db: Db; provider: IdentityProvider }):
       });
     }
     const { identity, profile } = await withTransaction(db.pool, async (c) => {
+      // Two projects registering one address at once both pass the check above: serialize them and check again.
+      await c.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`email:${email}`]);
+      const taken = await c.query(
+        "SELECT 1 FROM email_identities WHERE sender_email = $1 AND project_id <> $2",
+        [email, projectId],
+      );
+      if (taken.rowCount)
+        throw new AppError(ErrorCode.CONFLICT, `${email} is already registered by another project`);
       const p = await c.query<ProfileRow>(
         `INSERT INTO sender_profiles (id, project_id, sender_name, sender_email, email_verified, external_key, active, updated_at)
          VALUES (gen_random_uuid(), $1, $2, $3, false, $4, true, now())
@@ -173,10 +195,7 @@ export function verifyEmailRouter(deps: { db: Db; provider: IdentityProvider }):
         throw err;
       });
       if (live?.verificationStatus === "SUCCESS") {
-        await db.pool.query(
-          "UPDATE email_identities SET verification_status = 'verified', updated_at = now() WHERE project_id = $1 AND sender_email = $2",
-          [projectId, email],
-        );
+        await markVerified(db, projectId, email);
         throw new AppError(ErrorCode.CONFLICT, `${email} is already verified; no email was sent`);
       }
       // SES sends the verification mail when the identity is created: recreate it to send it again.

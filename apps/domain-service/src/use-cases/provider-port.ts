@@ -72,14 +72,12 @@ export function sesIdentityProvider(ses: Ses, region: string): IdentityProvider 
   };
 }
 
-/** The provider refused the request itself (a name it does not accept), as opposed to failing to answer. */
-export function isProviderBadRequest(err: unknown): boolean {
-  const e = err as { name?: string; $metadata?: { httpStatusCode?: number } };
-  return (
-    ["BadRequestException", "ValidationException", "InvalidParameterValue"].includes(e?.name ?? "") ||
-    e?.$metadata?.httpStatusCode === 400
-  );
-}
+/**
+ * The provider refused the request's content (a name it does not accept). By error name only: SES answers
+ * HTTP 400 for account problems too (LimitExceeded, AccountSuspended), and those are not the client's.
+ */
+export const isProviderBadRequest = (err: unknown): boolean =>
+  (err as { name?: string })?.name === "BadRequestException";
 
 /** The identity does not exist at the provider. */
 export const isProviderNotFound = (err: unknown): boolean =>

@@ -21,15 +21,23 @@ export function senderAddress(email: string): string {
 }
 
 /**
+ * The forms a sender profile may hold the address in: `senderAddress`, and the address lower-cased as written
+ * (profiles stored before addresses were normalized keep an internationalized domain in Unicode).
+ */
+export function senderAddressForms(email: string): string[] {
+  return [...new Set([senderAddress(email), email.toLowerCase()])];
+}
+
+/**
  * Spec 4.4's two ways a sender is verified, as SQL over placeholders (or expressions) of the caller's statement:
  * (1) a sender profile of the project with this address, `email_verified` and active; (2) a verified, not
- * deleted domain identity of the project for the address's domain. `email` is `senderAddress(email)`,
- * `domain` is `senderDomain(email)`.
+ * deleted domain identity of the project for the address's domain. `emails` is a text[] of
+ * `senderAddressForms(email)`, `domain` is `senderDomain(email)`.
  */
-export function senderVerifiedSql(project: string, email: string, domain: string) {
+export function senderVerifiedSql(project: string, emails: string, domain: string) {
   return {
     profile: `EXISTS (SELECT 1 FROM sender_profiles
-                WHERE project_id = ${project} AND sender_email = ${email} AND email_verified AND active)`,
+                WHERE project_id = ${project} AND sender_email = ANY(${emails}) AND email_verified AND active)`,
     domain: `EXISTS (SELECT 1 FROM domain_identities
                 WHERE project_id = ${project} AND domain = ${domain} AND status = 'verified' AND deleted_at IS NULL)`,
   };
@@ -39,7 +47,7 @@ export function senderVerifiedSql(project: string, email: string, domain: string
 export const suppressedAmongSql = (project: string, emails: string) =>
   `FROM suppressions WHERE project_id = ${project} AND email = ANY(${emails})`;
 
-const GATE_SQL = senderVerifiedSql("$1", "$2", "$3");
+const GATE_SQL = senderVerifiedSql("$1", "$2::text[]", "$3");
 
 /**
  * Spec 4.4 sender verification, in the spec's order: (1) a sender profile of the project with this address,
@@ -61,7 +69,7 @@ export async function checkSenderAndSuppressions(
   }>(
     `SELECT ${GATE_SQL.profile} AS sender, ${GATE_SQL.domain} AS domain,
        (SELECT json_object_agg(email, reason) ${suppressedAmongSql("$1", "$4::text[]")}) AS suppressed`,
-    [projectId, senderAddress(email), domain, [...new Set(recipients.map((r) => r.toLowerCase()))]],
+    [projectId, senderAddressForms(email), domain, [...new Set(recipients.map((r) => r.toLowerCase()))]],
   );
   const row = rows[0];
   const suppressed = new Map(Object.entries(row?.suppressed ?? {}));

@@ -12,7 +12,7 @@ import {
   type GatePlaceholders,
 } from "../repos/accept-gates";
 import {
-  senderAddress,
+  senderAddressForms,
   senderDomain,
   senderVerifiedSql,
   suppressedAmongSql,
@@ -127,7 +127,7 @@ function isReplyTokenCollision(err: unknown): boolean {
  * key already taken, quota reached) its final SELECT raises and nothing at all is written. The caller kicks the
  * outbox relay after it returns.
  */
-const SENDER = senderVerifiedSql("$1", "$39::text", "$40::text");
+const SENDER = senderVerifiedSql("$1", "$39::text[]", "$40::text");
 const SEND_GATES: GatePlaceholders = {
   project: "$1::uuid",
   key: "$20::text",
@@ -139,7 +139,7 @@ const SEND_GATES: GatePlaceholders = {
   count: "$25::int",
   counts: "$26::boolean",
   limit: "$27::int",
-  sendGate: `$39::text IS NULL OR ((${SENDER.profile} OR ${SENDER.domain})
+  sendGate: `$39::text[] IS NULL OR ((${SENDER.profile} OR ${SENDER.domain})
     AND NOT EXISTS (SELECT 1 ${suppressedAmongSql("$1", "$41::text[]")}))`,
 };
 
@@ -218,7 +218,7 @@ export async function acceptSend(db: Db, input: AcceptSendInput): Promise<Accept
     Exchanges.emailCommands,
     RoutingKeys.emailSendRequested,
     outbox ? JSON.stringify(outbox.envelope) : null,
-    input.gates ? senderAddress(input.gates.sender) : null,
+    input.gates ? senderAddressForms(input.gates.sender) : null,
     input.gates ? senderDomain(input.gates.sender) : null,
     input.gates ? [...new Set(input.gates.addresses.map((a) => a.toLowerCase()))] : null,
   ];

@@ -1,3 +1,4 @@
+import { domainToASCII } from "node:url";
 import type { Db } from "@emailsvc/db";
 import type { Logger } from "@emailsvc/observability";
 import {
@@ -45,6 +46,17 @@ export type SendOutcome =
   /** Claim given back; try again later. `throttle` never counts as a failure. */
   | { kind: "retry"; reason: "throttle" | "transient"; timeout: boolean; message: string }
   | { kind: "failed"; reason: string };
+
+/**
+ * The envelope sender as SES takes it: an internationalized domain in its ASCII (punycode) form, which is also
+ * the form its identity has (the MIME From header is converted the same way by nodemailer).
+ */
+function asciiAddress(email: string): string {
+  const at = email.lastIndexOf("@");
+  return at < 0
+    ? email
+    : `${email.slice(0, at)}@${domainToASCII(email.slice(at + 1)) || email.slice(at + 1)}`;
+}
 
 function cachedMessage(deps: SendActivityDeps, id: string): Promise<StoredMessage> {
   const cache = deps.messageCache;
@@ -110,7 +122,7 @@ export async function sendActivity(deps: SendActivityDeps, activityId: string): 
     });
     await deps.limiter.acquire();
     const { messageId } = await sendRawEmail(deps.ses, {
-      from: message.fromEmail,
+      from: asciiAddress(message.fromEmail),
       to: [activity.recipient],
       ...(withCopies ? { cc: message.cc, bcc: message.bcc } : {}),
       raw,
