@@ -388,6 +388,23 @@ describe("notification processing (spec 4.9 mapping)", () => {
     );
     expect(outbox.rowCount).toBe(0);
 
+    // A DeliveryDelay of the cc alone is recorded, but no client event says the recipient's email is delayed.
+    await applyNotification(
+      db,
+      randomUUID(),
+      sesEvent("DeliveryDelay", a.providerId, {
+        delayType: "MailboxFull",
+        delayedRecipients: [{ emailAddress: cc }],
+      }),
+    );
+    expect(
+      (
+        await db.pool.query("SELECT 1 FROM outbox_messages WHERE payload->'payload'->>'activityId' = $1", [
+          a.activityId,
+        ])
+      ).rowCount,
+    ).toBe(0);
+
     // A Delivery that names only the cc does not mark the recipient delivered; one naming the recipient does.
     const b = await newActivity();
     await applyNotification(db, randomUUID(), sesEvent("Delivery", b.providerId, { recipients: [cc] }));

@@ -16,7 +16,7 @@ export interface SesEvent {
   };
   delivery?: { timestamp?: string; recipients?: string[] };
   reject?: { reason?: string };
-  deliveryDelay?: { timestamp?: string; delayType?: string };
+  deliveryDelay?: { timestamp?: string; delayType?: string; delayedRecipients?: { emailAddress: string }[] };
 }
 
 /** Spec 4.9 mapping: provider event → stored event type, client event, and the status it moves to. */

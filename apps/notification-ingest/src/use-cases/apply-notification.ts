@@ -121,7 +121,7 @@ interface Row {
 /** The bare address of `a@b.c` or `"Name" <a@b.c>`, lower-cased. */
 const bare = (address: string): string => (/<([^>]+)>/.exec(address)?.[1] ?? address).trim().toLowerCase();
 
-/** The recipients a Bounce, Complaint or Delivery notification names (SES lists them per event). */
+/** The recipients a Bounce, Complaint, Delivery or DeliveryDelay notification names (SES lists them per event). */
 function namedRecipients(type: string, event: SesEvent): string[] {
   const list =
     type === "Bounce"
@@ -130,7 +130,9 @@ function namedRecipients(type: string, event: SesEvent): string[] {
         ? event.complaint?.complainedRecipients?.map((r) => r.emailAddress)
         : type === "Delivery"
           ? event.delivery?.recipients
-          : undefined;
+          : type === "DeliveryDelay"
+            ? event.deliveryDelay?.delayedRecipients?.map((r) => r.emailAddress)
+            : undefined;
   return (list ?? []).filter((a): a is string => typeof a === "string" && a.includes("@")).map(bare);
 }
 
