@@ -165,6 +165,10 @@ describe("inline content", () => {
       'attachments[0]: contentType "application/pdf; x=\u20ac" is not a valid media type',
     ],
     [
+      { filename: "a.pdf", content: b64("x"), contentType: 'application/pdf; x="\u00e9"' },
+      'attachments[0]: contentType "application/pdf; x=\\"\u00e9\\"" is not a valid media type',
+    ],
+    [
       { filename: "../../etc/passwd.pdf", content: b64("x") },
       "attachments[0]: filename must not contain path separators or control characters",
     ],

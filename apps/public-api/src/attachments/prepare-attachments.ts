@@ -45,6 +45,9 @@ function checkedType(index: number, contentType: string): string {
     type = parsed.type;
     // format() is the strict half: it refuses parameter names and values that are not valid header text.
     formatted = formatContentType({ type, parameters });
+    // format() lets Latin-1 through in quoted values; S3 signs header values as UTF-8 and Node sends them as
+    // Latin-1, so only printable ASCII goes on.
+    if (!/^[\x20-\x7e]*$/.test(formatted)) throw new Error("not ASCII");
   } catch {
     throw new AppError(
       ErrorCode.VALIDATION,

@@ -46,8 +46,7 @@ async function validate(body: Record<string, unknown>) {
     const email = r && typeof r === "object" && typeof r.email === "string" ? r.email.trim() : "";
     if (!email) throw bad(`recipients[${i}].email is required`);
     // The same address rules as the single send endpoints (contracts' isEmailAddress).
-    if (!isEmailAddress(email))
-      throw bad(`recipients[${i}].email is not a valid email address`);
+    if (!isEmailAddress(email)) throw bad(`recipients[${i}].email is not a valid email address`);
     const data = r!.data;
     if (data !== undefined && data !== null && (typeof data !== "object" || Array.isArray(data)))
       throw bad(`recipients[${i}].data must be an object`);

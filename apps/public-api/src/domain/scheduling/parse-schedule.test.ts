@@ -98,6 +98,10 @@ describe("parseSchedule phrase table (phrases × zones × offsets × a DST chang
     expect(() => parseSchedule({ scheduledAt: "in 270000 years", now })).toThrow(/too far ahead/);
     expect(() => parseSchedule({ scheduledAt: "in 10000 years", now })).toThrow(/too far ahead/);
     expect(parseSchedule({ scheduledAt: "9999-12-31T23:00:00Z", now }).local).toBe("9999-12-31 23:00");
+    // the same instant is already year 10000 in Tokyo
+    expect(() => parseSchedule({ scheduledAt: "9999-12-31T23:00:00Z", timezone: "Asia/Tokyo", now })).toThrow(
+      /too far ahead/,
+    );
     expect(() => parseSchedule({ scheduledAt: "tomorrow ".repeat(30), now })).toThrow(/longer than 200/);
   });
 

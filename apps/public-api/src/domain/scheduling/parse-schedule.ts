@@ -60,7 +60,8 @@ export function parseSchedule(input: ScheduleInput): Schedule {
       `scheduled_at is in the past: "${text}" resolves to ${new Date(instant).toISOString()} (${formatLocal(zone, instant)} ${zone.label})`,
     );
   }
-  if (instant > LATEST) {
+  // In the zone too: 9999-12-31T23:00Z is already year 10000 in Tokyo.
+  if (instant > LATEST || !/^\d{4}-/.test(formatLocal(zone, instant))) {
     throw new ScheduleError(
       "scheduled_at",
       `scheduled_at is too far ahead: "${text}" is after 9999-12-31 (dates are written YYYY-MM-DD)`,
