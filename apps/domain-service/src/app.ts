@@ -10,6 +10,8 @@ export function createApp(deps: Deps, lifecycle?: Pick<Lifecycle, "isAcceptingTr
   // Every /domains route needs the Bearer key (spec 5.1); verify-email routes first, before /domains/:domain.
   app.use("/domains", apiKeyAuth(deps.lookupApiKey), jsonBody({ limit: "64kb" }));
   app.use(verifyEmailRouter({ db: deps.db, provider: deps.provider }));
-  app.use(domainsRouter({ db: deps.db, provider: deps.provider, logger: deps.logger }));
+  app.use(
+    domainsRouter({ db: deps.db, provider: deps.provider, logger: deps.logger, resolveTxt: deps.resolveTxt }),
+  );
   return finishApp(app, deps.logger);
 }

@@ -7,12 +7,14 @@ import { buildDnsRecords, domainStatus } from "../domain/dns-records";
 import { MAIL_FROM_LABEL, normalizeEmail, parseSendingDomain } from "../domain/domain-name";
 import { optionalString } from "../domain/optional-string";
 import { canSend, domainSender, findDomain } from "../use-cases/domain-repo";
+import { dmarcPublished, type TxtLookup } from "../use-cases/dns-check";
 import { isProviderBadRequest, type IdentityProvider } from "../use-cases/provider-port";
 
 export interface DomainRoutesDeps {
   db: Db;
   provider: IdentityProvider;
   logger: Logger;
+  resolveTxt: TxtLookup;
 }
 
 const str = (v: unknown) => (typeof v === "string" && v.trim() ? v.trim() : null);
@@ -218,6 +220,7 @@ export function domainsRouter(deps: DomainRoutesDeps): Router {
       mailFromVerified: id.mailFromStatus === "SUCCESS",
       providerFailed: id.verificationStatus === "FAILED" || id.dkimStatus === "FAILED",
     };
+    const dmarc = await dmarcPublished(deps.resolveTxt, d.domain);
     const status = domainStatus(v);
     const send = v.domainVerified && v.dkimVerified;
     const recordState = (ok: boolean, st: string) => (ok ? true : st === "FAILED" ? false : null);
@@ -229,13 +232,15 @@ export function domainsRouter(deps: DomainRoutesDeps): Router {
       );
       await c.query(
         `UPDATE dns_records SET verified = CASE purpose WHEN 'ses_verification' THEN $2::boolean WHEN 'dkim' THEN $3::boolean WHEN 'return_path' THEN $4::boolean
-                                 WHEN 'spf' THEN $4::boolean ELSE verified END
+                                 WHEN 'spf' THEN $4::boolean WHEN 'dmarc' THEN (CASE WHEN $5 THEN $6::boolean ELSE verified END) ELSE verified END
           WHERE domain_id = $1`,
         [
           d.id,
           recordState(v.domainVerified, id.verificationStatus),
           recordState(v.dkimVerified, id.dkimStatus),
           recordState(v.mailFromVerified, id.mailFromStatus),
+          dmarc !== undefined,
+          dmarc ?? null,
         ],
       );
       await c.query(
