@@ -346,6 +346,58 @@ describe("send-worker (real PostgreSQL, Redis, s3rver, provider simulator)", () 
       await consumer.close();
     }
   });
+  it("a worker killed while its sends wait for rate-limit slots leaves them queued, and they are sent once", async () => {
+    await fetch(`${h.simUrl}/_sim/config`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ latencyMs: 0 }),
+    });
+    const recipients = Array.from({ length: 6 }, (_, i) => `w${i}@example.com`);
+    const s = await insertSend(h, { recipients });
+    const child = spawn(
+      process.execPath,
+      ["--conditions=development", "--import", "tsx", path.join(__dirname, "fixtures/worker-child.ts")],
+      {
+        env: { ...process.env, SIM_URL: h.simUrl, S3_ENDPOINT: h.s3Endpoint, CHILD_RATE_PER_SECOND: "1" },
+        stdio: ["ignore", "pipe", "inherit"],
+      },
+    );
+    await new Promise<void>((resolve) =>
+      child.stdout!.on("data", (d: Buffer) => d.toString().includes("consuming") && resolve()),
+    );
+    await publishSend(s.activityIds, s.projectId);
+    // one per second: kill it once the first went out, with the others waiting for their slots
+    await waitFor(async () =>
+      (await Promise.all(recipients.map((r) => simMessages(h, r)))).some((m) => m.length),
+    );
+    child.kill("SIGKILL");
+    await new Promise((r) => child.once("exit", r));
+    const waiting = await h.db.pool.query(
+      "SELECT count(*)::int AS n FROM activities WHERE email_message_id = $1 AND status = 'queued'",
+      [s.messageId],
+    );
+    expect(waiting.rows[0].n).toBeGreaterThanOrEqual(3); // not claimed while they waited
+    const consumer = await h.broker.consume(
+      Queues.sendWorkerSend,
+      sendConsumer(h.deps, createSemaphore(20)),
+      { prefetch: 20 },
+    );
+    try {
+      await waitFor(
+        async () => (await Promise.all(recipients.map((r) => simMessages(h, r)))).every((m) => m.length >= 1),
+        10_000,
+      );
+      await new Promise((r) => setTimeout(r, 500));
+      for (const r of recipients) expect(await simMessages(h, r)).toHaveLength(1);
+      const statuses = await h.db.pool.query(
+        "SELECT status FROM activities WHERE email_message_id = $1 AND status NOT IN ('sent', 'sending')",
+        [s.messageId],
+      );
+      expect(statuses.rows).toEqual([]);
+    } finally {
+      await consumer.close();
+    }
+  });
 });
 
 describe("global rate limiter (real Redis)", () => {

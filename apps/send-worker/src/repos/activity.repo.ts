@@ -53,28 +53,25 @@ function toMessage(r: MessageRow): StoredMessage {
 }
 
 /**
- * queued → sending, atomically, for many activities in one statement: only one worker (and only one delivery of
- * a redelivered message) wins each, and an activity that is already sending/sent/cancelled/failed is never sent
- * again. The statement also returns each activity's message unless it belongs to a batch (12,500 activities
- * share that one: the caller caches it). One answer per id, in order; an id listed twice is claimed once (its
- * first place gets the claim, the others null).
+ * The queued activities among `ids`, each with its message unless it belongs to a batch (12,500 activities share
+ * that one: the caller caches it), in one read. Nothing is claimed yet: the claim comes right before the provider
+ * call (CLAIM_SQL), so a worker that dies while rendering or waiting for a rate-limit slot leaves the activity
+ * `queued`, and the redelivered message sends it. An activity that is not `queued` (sending, sent, cancelled,
+ * failed) answers null and is never sent again.
  */
-const CLAIM_SQL = `
-WITH c AS (
-  UPDATE activities SET status = 'sending', claimed_at = now(), send_attempts = send_attempts + 1, updated_at = now()
-   WHERE id = ANY($1::uuid[]) AND status = 'queued'
-   RETURNING id, project_id, email_message_id, recipient, data, reply_token, is_test, batch_id
-)
-SELECT c.id, c.project_id, c.email_message_id, c.recipient, c.data, c.reply_token, c.is_test,
-       CASE WHEN c.batch_id IS NULL THEN
+const LOAD_SQL = `
+SELECT a.id, a.project_id, a.email_message_id, a.recipient, a.data, a.reply_token, a.is_test,
+       CASE WHEN a.batch_id IS NULL THEN
          json_build_object('id', m.id, 'from_email', m.from_email, 'from_name', m.from_name, 'subject', m.subject,
            'html', m.html, 'text', m.text, 'cc', m.cc, 'bcc', m.bcc, 'headers', m.headers,
            'attachments', m.attachments, 'template_id', m.template_id, 'source', m.source)
        END AS m
-  FROM c LEFT JOIN email_messages m ON m.id = c.email_message_id`;
+  FROM activities a LEFT JOIN email_messages m ON m.id = a.email_message_id
+ WHERE a.id = ANY($1::uuid[]) AND a.status = 'queued'`;
 
-export async function claimActivities(db: Db, ids: readonly string[]): Promise<(Claim | null)[]> {
-  const res = await queryPlanned<Record<string, unknown>>(db.pool, CLAIM_SQL, [ids]);
+/** One answer per id, in order; an id listed twice answers on its first place only (the others null). */
+export async function loadQueued(db: Db, ids: readonly string[]): Promise<(Claim | null)[]> {
+  const res = await queryPlanned<Record<string, unknown>>(db.pool, LOAD_SQL, [ids]);
   const byId = new Map<string, Claim>();
   for (const r of res.rows) {
     byId.set(r.id as string, {
@@ -97,8 +94,20 @@ export async function claimActivities(db: Db, ids: readonly string[]): Promise<(
   });
 }
 
-export async function claimActivity(db: Db, id: string): Promise<Claim | null> {
-  return (await claimActivities(db, [id]))[0] ?? null;
+/**
+ * queued → sending, atomically, for many activities in one statement: only one worker (and only one delivery of
+ * a redelivered message) wins each. Taken with the rate-limit slot in hand and the MIME built, so `sending` means
+ * the provider call is under way; one answer per id, in order (an id listed twice wins once).
+ */
+const CLAIM_SQL = `
+UPDATE activities SET status = 'sending', claimed_at = now(), send_attempts = send_attempts + 1, updated_at = now()
+ WHERE id = ANY($1::uuid[]) AND status = 'queued'
+ RETURNING id`;
+
+export async function claimActivities(db: Db, ids: readonly string[]): Promise<boolean[]> {
+  const res = await queryPlanned<{ id: string }>(db.pool, CLAIM_SQL, [ids]);
+  const won = new Set(res.rows.map((r) => r.id));
+  return ids.map((id) => won.delete(id));
 }
 
 export async function loadMessage(db: Db, id: string): Promise<StoredMessage> {
@@ -194,18 +203,23 @@ export async function markSentMany(db: Db, items: readonly SentItem[]): Promise<
 }
 
 /**
- * The worker's two per-send statements, group-committed: a send's claim and its mark-sent go to PostgreSQL
+ * The worker's per-send statements, group-committed: a send's read, claim and mark-sent go to PostgreSQL
  * together with those of the other sends in flight (prefetch 20), one statement each instead of one per send.
  */
 export interface SendStatements {
-  claim(id: string): Promise<Claim | null>;
+  /** The activity and its message while it is `queued`, else null. */
+  load(id: string): Promise<Claim | null>;
+  /** queued → sending; false when another delivery claimed it first. */
+  claim(id: string): Promise<boolean>;
   markSent(a: ClaimedActivity, providerMessageId: string): Promise<boolean>;
 }
 
 export function createSendStatements(db: Db): SendStatements {
-  const claims = createBatcher<string, Claim | null>({ run: (ids) => claimActivities(db, ids) });
+  const loads = createBatcher<string, Claim | null>({ run: (ids) => loadQueued(db, ids) });
+  const claims = createBatcher<string, boolean>({ run: (ids) => claimActivities(db, ids) });
   const sent = createBatcher<SentItem, boolean>({ run: (items) => markSentMany(db, items) });
   return {
+    load: (id) => loads.submit(id),
     claim: (id) => claims.submit(id),
     markSent: (activity, providerMessageId) => sent.submit({ activity, providerMessageId }),
   };

@@ -13,8 +13,9 @@ import { buildMime, type MimeInput } from "../domain/build-mime";
 import { renderActivity } from "../domain/render-activity";
 import type { RateLimiter } from "../infra/rate-limiter";
 import {
-  claimActivity,
+  claimActivities,
   isFirstActivity,
+  loadQueued,
   loadMessage,
   markFailed,
   releaseClaim,
@@ -31,7 +32,7 @@ export interface SendActivityDeps {
   attachmentsBucket: string;
   inboundDomain: string;
   tracking: { baseUrl: string; secret: string };
-  /** Claim and mark-sent, group-committed with the other sends in flight (`createSendStatements`). */
+  /** Read, claim and mark-sent, group-committed with the other sends in flight (`createSendStatements`). */
   statements: SendStatements;
   /** Called after a commit that wrote outbox rows. */
   kickOutbox: () => void;
@@ -71,15 +72,19 @@ function cachedMessage(deps: SendActivityDeps, id: string): Promise<StoredMessag
 }
 
 /**
- * Sends one activity: claim (queued → sending), render, build MIME, take a slot from the global rate limiter,
- * call SES, then mark sent + email.sent in one transaction. Provider failures are classified: throttling and
- * transient errors give the claim back for a delayed retry, permanent ones mark the activity failed.
+ * Sends one activity: read it while `queued`, render, build MIME, take a slot from the global rate limiter, claim
+ * it (queued → sending), call SES, then mark sent + email.sent in one statement. The claim comes last so that
+ * `sending` means the provider call is under way: a worker that dies while rendering or waiting for a slot (with
+ * a backlog, most sends in flight are waiting) leaves the activity `queued`, and the redelivered message sends
+ * it; a claimed activity is never sent twice. Provider failures are classified: throttling and transient errors
+ * give the claim back for a delayed retry, permanent ones mark the activity failed.
  */
 export async function sendActivity(deps: SendActivityDeps, activityId: string): Promise<SendOutcome> {
-  const claim = await deps.statements.claim(activityId);
+  const claim = await deps.statements.load(activityId);
   if (!claim) return { kind: "skipped" };
   const { activity } = claim;
   let providerMessageId: string;
+  let claimed = false;
   try {
     const message = claim.message ?? (await cachedMessage(deps, activity.emailMessageId));
     const rendered = renderActivity({
@@ -121,6 +126,9 @@ export async function sendActivity(deps: SendActivityDeps, activityId: string): 
       attachments,
     });
     await deps.limiter.acquire();
+    // Another delivery of the same message may have sent it meanwhile: its slot is then simply unused.
+    claimed = await deps.statements.claim(activity.id);
+    if (!claimed) return { kind: "skipped" };
     const { messageId } = await sendRawEmail(deps.ses, {
       from: asciiAddress(message.fromEmail),
       to: [activity.recipient],
@@ -133,12 +141,14 @@ export async function sendActivity(deps: SendActivityDeps, activityId: string): 
     const kind = classifyProviderError(err);
     const message = err instanceof Error ? err.message : String(err);
     if (kind === "permanent") {
+      // A permanent failure before the claim (an attachment gone from S3): claim it to fail it, exactly once.
+      if (!claimed && !(await deps.statements.claim(activity.id))) return { kind: "skipped" };
       await markFailed(deps.db, activity, message);
       deps.kickOutbox();
       deps.logger.warn({ activityId, err: message }, "permanent send failure");
       return { kind: "failed", reason: message };
     }
-    await releaseClaim(deps.db, activity.id);
+    if (claimed) await releaseClaim(deps.db, activity.id);
     deps.logger.info({ activityId, kind, err: message }, "send will be retried");
     return { kind: "retry", reason: kind, timeout: isProviderTimeout(err), message };
   }
@@ -154,8 +164,8 @@ export async function failReleased(
   activityId: string,
   reason: string,
 ): Promise<void> {
-  const claim = await claimActivity(deps.db, activityId);
-  if (!claim) return;
-  await markFailed(deps.db, claim.activity, reason);
+  const [queued] = await loadQueued(deps.db, [activityId]);
+  if (!queued || !(await claimActivities(deps.db, [activityId]))[0]) return;
+  await markFailed(deps.db, queued.activity, reason);
   deps.kickOutbox();
 }
