@@ -82,7 +82,10 @@ async function main() {
         recipients: Array.from({ length: n }, (_, i) => ({ email: `success+r${i}@simulator.amazonaws.com` })),
       }),
     });
-    if (res.status !== 200) throw new Error(`send-batch answered ${res.status}`);
+    // Read the answer whole: left unread, its socket stays paused, and undici asserts when the server later
+    // closes that idle connection (the bench died after about 10 s of waiting).
+    const answer = await res.text();
+    if (res.status !== 200) throw new Error(`send-batch answered ${res.status}: ${answer.slice(0, 200)}`);
     const deadline = Date.now() + (SECONDS * 2 + 60) * 1000;
     while (((await sim("/_sim/messages/count")).count as number) < n && Date.now() < deadline)
       await new Promise((r) => setTimeout(r, 1000));

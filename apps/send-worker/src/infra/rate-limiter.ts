@@ -41,30 +41,44 @@ return '0'
 `;
 
 export interface RateLimiter {
-  /** Resolves when this caller may send; call it right before the provider call. */
+  /** Resolves when this caller may send (`reserve` then `dispatch`); call it right before the provider call. */
   acquire(): Promise<void>;
+  /** The first half: waits for this caller's evenly spaced slot. */
+  reserve(): Promise<void>;
+  /** The second half, right before the provider call: waits until the sliding second has room. */
+  dispatch(): Promise<void>;
 }
 
 export function createRateLimiter(
   redis: Redis,
   opts: { perSecond: number; key?: string; marginMs?: number },
 ): RateLimiter {
-  if (opts.perSecond <= 0) return { acquire: async () => undefined };
+  if (opts.perSecond <= 0) {
+    const none = async () => undefined;
+    return { acquire: none, reserve: none, dispatch: none };
+  }
   const interval = 1000 / (opts.perSecond * 0.985);
   const key = opts.key ?? "emailsvc:send-rate";
   const logKey = `${key}:sent`;
   const rate = Math.max(1, Math.floor(opts.perSecond));
   const span = String(1000 + (opts.marginMs ?? 15));
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.ceil(ms)));
-  return {
-    async acquire() {
+  const limiter: RateLimiter = {
+    async reserve() {
       const slotIn = Number(await redis.eval(RESERVE, 1, key, String(interval)));
       if (slotIn > 0) await sleep(slotIn);
+    },
+    async dispatch() {
       for (;;) {
         const waitMs = Number(await redis.eval(DISPATCH, 1, logKey, String(rate), span));
         if (waitMs <= 0) return;
         await sleep(waitMs);
       }
     },
+    async acquire() {
+      await limiter.reserve();
+      await limiter.dispatch();
+    },
   };
+  return limiter;
 }

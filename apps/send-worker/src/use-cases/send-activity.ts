@@ -125,10 +125,12 @@ export async function sendActivity(deps: SendActivityDeps, activityId: string): 
       headers,
       attachments,
     });
-    await deps.limiter.acquire();
+    await deps.limiter.reserve();
     // Another delivery of the same message may have sent it meanwhile: its slot is then simply unused.
     claimed = await deps.statements.claim(activity.id);
     if (!claimed) return { kind: "skipped" };
+    // The sliding-second check last, after the claim's round trip: a send must leave right after it passes.
+    await deps.limiter.dispatch();
     const { messageId } = await sendRawEmail(deps.ses, {
       from: asciiAddress(message.fromEmail),
       to: [activity.recipient],
