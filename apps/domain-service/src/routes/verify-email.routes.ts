@@ -45,17 +45,23 @@ async function findIdentity(
   return { identity, profile: p.rows[0] ?? null };
 }
 
-/** The provider says the address is verified: the identity and its profile say so too (as GET …/status does). */
-async function markVerified(db: Db, projectId: string, email: string): Promise<void> {
-  await withTransaction(db.pool, async (c) => {
+/** What the provider says of the address, stored on its identity and its sender profile together. */
+async function storeStatus(
+  db: Db,
+  projectId: string,
+  email: string,
+  status: "verified" | "failed" | "pending",
+): Promise<ProfileRow | null> {
+  return withTransaction(db.pool, async (c) => {
     await c.query(
-      "UPDATE email_identities SET verification_status = 'verified', updated_at = now() WHERE project_id = $1 AND sender_email = $2",
-      [projectId, email],
+      "UPDATE email_identities SET verification_status = $3, updated_at = now() WHERE project_id = $1 AND sender_email = $2",
+      [projectId, email, status],
     );
-    await c.query(
-      "UPDATE sender_profiles SET email_verified = true, updated_at = now() WHERE project_id = $1 AND sender_email = $2",
-      [projectId, email],
+    const p = await c.query<ProfileRow>(
+      "UPDATE sender_profiles SET email_verified = $3, updated_at = now() WHERE project_id = $1 AND sender_email = $2 RETURNING *",
+      [projectId, email, status === "verified"],
     );
+    return p.rows[0] ?? null;
   });
 }
 
@@ -158,17 +164,7 @@ export function verifyEmailRouter(deps: { db: Db; provider: IdentityProvider }):
         : live.verificationStatus === "FAILED"
           ? "failed"
           : "pending";
-    const updated = await withTransaction(db.pool, async (c) => {
-      await c.query(
-        "UPDATE email_identities SET verification_status = $2, updated_at = now() WHERE id = $1",
-        [identity.id, status],
-      );
-      const p = await c.query<ProfileRow>(
-        "UPDATE sender_profiles SET email_verified = $3, updated_at = now() WHERE project_id = $1 AND sender_email = $2 RETURNING *",
-        [projectId, email, status === "verified"],
-      );
-      return p.rows[0] ?? profile;
-    });
+    const updated = (await storeStatus(db, projectId, email, status)) ?? profile;
     res.json({
       success: true,
       identity_id: identity.id,
@@ -195,7 +191,7 @@ export function verifyEmailRouter(deps: { db: Db; provider: IdentityProvider }):
         throw err;
       });
       if (live?.verificationStatus === "SUCCESS") {
-        await markVerified(db, projectId, email);
+        await storeStatus(db, projectId, email, "verified");
         throw new AppError(ErrorCode.CONFLICT, `${email} is already verified; no email was sent`);
       }
       // SES sends the verification mail when the identity is created: recreate it to send it again.
