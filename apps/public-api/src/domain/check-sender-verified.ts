@@ -1,4 +1,4 @@
-import { domainToASCII } from "node:url";
+import { asciiDomainAddress } from "@emailsvc/contracts";
 import type { Db } from "@emailsvc/db";
 import { AppError, ErrorCode } from "@emailsvc/http";
 
@@ -7,8 +7,8 @@ export type SenderVerification =
 
 /** The part after the last `@`, lowercased, in its ASCII (punycode) form as domain identities store it. */
 export function senderDomain(email: string): string {
-  const domain = email.slice(email.lastIndexOf("@") + 1).toLowerCase();
-  return domainToASCII(domain) || domain;
+  const address = asciiDomainAddress(email);
+  return address.slice(address.lastIndexOf("@") + 1);
 }
 
 /**
@@ -16,8 +16,7 @@ export function senderDomain(email: string): string {
  * verified for `z@bücher.de` matches a send from `z@xn--bcher-kva.de` and the other way round.
  */
 export function senderAddress(email: string): string {
-  const at = email.lastIndexOf("@");
-  return `${email.slice(0, at).toLowerCase()}@${senderDomain(email)}`;
+  return asciiDomainAddress(email.toLowerCase());
 }
 
 /**

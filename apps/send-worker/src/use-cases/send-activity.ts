@@ -1,4 +1,4 @@
-import { domainToASCII } from "node:url";
+import { asciiDomainAddress } from "@emailsvc/contracts";
 import type { Db } from "@emailsvc/db";
 import type { Logger } from "@emailsvc/observability";
 import {
@@ -47,17 +47,6 @@ export type SendOutcome =
   /** Claim given back; try again later. `throttle` never counts as a failure. */
   | { kind: "retry"; reason: "throttle" | "transient"; timeout: boolean; message: string }
   | { kind: "failed"; reason: string };
-
-/**
- * The envelope sender as SES takes it: an internationalized domain in its ASCII (punycode) form, which is also
- * the form its identity has (the MIME From header is converted the same way by nodemailer).
- */
-function asciiAddress(email: string): string {
-  const at = email.lastIndexOf("@");
-  return at < 0
-    ? email
-    : `${email.slice(0, at)}@${domainToASCII(email.slice(at + 1)) || email.slice(at + 1)}`;
-}
 
 function cachedMessage(deps: SendActivityDeps, id: string): Promise<StoredMessage> {
   const cache = deps.messageCache;
@@ -132,7 +121,8 @@ export async function sendActivity(deps: SendActivityDeps, activityId: string): 
     // The sliding-second check last, after the claim's round trip: a send must leave right after it passes.
     await deps.limiter.dispatch();
     const { messageId } = await sendRawEmail(deps.ses, {
-      from: asciiAddress(message.fromEmail),
+      // the domain in punycode, the form its identity has (nodemailer converts the MIME From the same way)
+      from: asciiDomainAddress(message.fromEmail),
       to: [activity.recipient],
       ...(withCopies ? { cc: message.cc, bcc: message.bcc } : {}),
       raw,

@@ -58,6 +58,17 @@ export function isEmailAddress(value: string): boolean {
   );
 }
 
+/**
+ * `local@domain` with the domain lower-cased in its ASCII (punycode) form, the form SES identities, domain
+ * identities and sender profiles use; the local part as given. (An address without `@` comes back unchanged.)
+ */
+export function asciiDomainAddress(email: string): string {
+  const at = email.lastIndexOf("@");
+  if (at < 0) return email;
+  const domain = email.slice(at + 1).toLowerCase();
+  return `${email.slice(0, at)}@${domainToASCII(domain) || domain}`;
+}
+
 const emailAddress = (field: string) =>
   z
     .string({ error: `${field} must be a string` })
