@@ -61,6 +61,15 @@ afterAll(async () => {
   await db.close();
 });
 
+/** POST /domains/verify-email with this auth header and body. */
+const verifyEmail = (auth: Record<string, string>, body: Record<string, unknown>) =>
+  request(app).post("/domains/verify-email").set(auth).send(body);
+const register = (auth: Record<string, string>, body: Record<string, unknown>) =>
+  request(app).post("/domains/register").set(auth).send(body);
+const putSender = (auth: Record<string, string>, domain: string, body: Record<string, unknown>) =>
+  request(app).put(`/domains/${domain}/sender`).set(auth).send(body);
+const emailStatus = (auth: Record<string, string>, email: string) =>
+  request(app).get("/domains/verify-email/status").query({ email }).set(auth);
 const simPost = (path: string) => fetch(`${simUrl}${path}`, { method: "POST" });
 async function project() {
   const p = await createProject(db, { name: "p" }, encKey);
@@ -80,10 +89,11 @@ async function senderAllowed(projectId: string, email: string) {
 describe("domain life cycle", () => {
   it("register → records → verify before/after the provider verifies → status → sender → delete → register again", async () => {
     const p = await project();
-    const reg = await request(app)
-      .post("/domains/register")
-      .set(p.auth)
-      .send({ domain: "acme.test", sender_name: "Acme", sender_email: "hello@acme.test" });
+    const reg = await register(p.auth, {
+      domain: "acme.test",
+      sender_name: "Acme",
+      sender_email: "hello@acme.test",
+    });
     expect(reg.status).toBe(201);
     expect(reg.body.success).toBe(true);
     expect(reg.body.domain).toBe("acme.test");
@@ -145,10 +155,11 @@ describe("domain life cycle", () => {
     expect(status.body.last_verified_at).toBeTruthy();
     expect(await senderAllowed(p.id, "anyone@acme.test")).toBe(true);
 
-    const put = await request(app)
-      .put("/domains/acme.test/sender")
-      .set(p.auth)
-      .send({ sender_name: "Acme Team", sender_email: "team@acme.test", reply_email: "help@acme.test" });
+    const put = await putSender(p.auth, "acme.test", {
+      sender_name: "Acme Team",
+      sender_email: "team@acme.test",
+      reply_email: "help@acme.test",
+    });
     expect(put.body).toEqual({
       success: true,
       domain: "acme.test",
@@ -175,20 +186,22 @@ describe("domain life cycle", () => {
     ]);
     expect(stored.rows[0].deleted_at).not.toBeNull();
 
-    const again = await request(app)
-      .post("/domains/register")
-      .set(p.auth)
-      .send({ domain: "acme.test", sender_name: "Acme", sender_email: "hello@acme.test" });
+    const again = await register(p.auth, {
+      domain: "acme.test",
+      sender_name: "Acme",
+      sender_email: "hello@acme.test",
+    });
     expect(again.status).toBe(201);
     expect(again.body.dns_records[1].name).not.toBe(recs[1]!.name); // fresh DKIM tokens
   });
 
   it("stores and shows internationalized domains consistently (Unicode or punycode in)", async () => {
     const p = await project();
-    const reg = await request(app)
-      .post("/domains/register")
-      .set(p.auth)
-      .send({ domain: "Bücher.Test", sender_name: "B", sender_email: "info@bücher.test" });
+    const reg = await register(p.auth, {
+      domain: "Bücher.Test",
+      sender_name: "B",
+      sender_email: "info@bücher.test",
+    });
     expect(reg.status).toBe(201);
     expect(reg.body.domain).toBe("bücher.test");
     expect(reg.body.dns_records[5].value).toBe(
@@ -205,10 +218,11 @@ describe("domain life cycle", () => {
       [p.id],
     );
     expect(row.rows[0]).toEqual({ domain: "xn--bcher-kva.test", domain_unicode: "bücher.test" });
-    const dup = await request(app)
-      .post("/domains/register")
-      .set(p.auth)
-      .send({ domain: "xn--bcher-kva.test", sender_name: "B", sender_email: "x@xn--bcher-kva.test" });
+    const dup = await register(p.auth, {
+      domain: "xn--bcher-kva.test",
+      sender_name: "B",
+      sender_email: "x@xn--bcher-kva.test",
+    });
     expect(dup.status).toBe(409);
   });
 });
@@ -216,10 +230,7 @@ describe("domain life cycle", () => {
 describe("address life cycle", () => {
   it("verify-email → pending → provider verifies → verified → send allowed → delete → refused", async () => {
     const p = await project();
-    const created = await request(app)
-      .post("/domains/verify-email")
-      .set(p.auth)
-      .send({ sender_email: "Me@Solo.test", sender_name: "Me" });
+    const created = await verifyEmail(p.auth, { sender_email: "Me@Solo.test", sender_name: "Me" });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({
       success: true,
@@ -239,10 +250,7 @@ describe("address life cycle", () => {
     };
     expect(verificationMail.count).toBeGreaterThanOrEqual(1);
 
-    const pending = await request(app)
-      .get("/domains/verify-email/status")
-      .query({ email: "me@solo.test" })
-      .set(p.auth);
+    const pending = await emailStatus(p.auth, "me@solo.test");
     expect(pending.body).toMatchObject({ verification_status: "pending", can_send: false });
     expect(await senderAllowed(p.id, "me@solo.test")).toBe(false);
 
@@ -257,10 +265,7 @@ describe("address life cycle", () => {
     expect(mails.count).toBe(verificationMail.count + 1);
 
     await simPost("/_sim/identities/me@solo.test/verify");
-    const verified = await request(app)
-      .get("/domains/verify-email/status")
-      .query({ email: "me@solo.test" })
-      .set(p.auth);
+    const verified = await emailStatus(p.auth, "me@solo.test");
     expect(verified.body).toMatchObject({
       success: true,
       verification_status: "verified",
@@ -295,15 +300,9 @@ describe("address life cycle", () => {
 
   it("marks failed when the provider says so", async () => {
     const p = await project();
-    await request(app)
-      .post("/domains/verify-email")
-      .set(p.auth)
-      .send({ sender_email: "bad@solo2.test", sender_name: "B" });
+    await verifyEmail(p.auth, { sender_email: "bad@solo2.test", sender_name: "B" });
     await simPost("/_sim/identities/bad@solo2.test/fail");
-    const st = await request(app)
-      .get("/domains/verify-email/status")
-      .query({ email: "bad@solo2.test" })
-      .set(p.auth);
+    const st = await emailStatus(p.auth, "bad@solo2.test");
     expect(st.body).toMatchObject({ verification_status: "failed", can_send: false });
   });
 });
@@ -326,7 +325,7 @@ describe("errors of section 7 and tenancy", () => {
 
   it("answers every listed error", async () => {
     const p = await project();
-    const reg = (b: object) => request(app).post("/domains/register").set(p.auth).send(b);
+    const reg = (b: Record<string, unknown>) => register(p.auth, b);
     expect((await reg({ domain: "x.test" })).status).toBe(400);
     expect((await reg({ domain: "not a domain", sender_name: "a", sender_email: "a@b.test" })).body).toEqual({
       success: false,
@@ -346,43 +345,19 @@ describe("errors of section 7 and tenancy", () => {
       error: "domain parameter is required",
     });
     expect((await request(app).get("/domains").query({ domain: "nope.test" }).set(p.auth)).status).toBe(404);
+    expect((await putSender(p.auth, "x.test", { sender_name: "a" })).status).toBe(400);
+    expect((await putSender(p.auth, "x.test", { sender_name: "a", sender_email: "a@y.test" })).status).toBe(
+      400,
+    );
     expect(
-      (await request(app).put("/domains/x.test/sender").set(p.auth).send({ sender_name: "a" })).status,
-    ).toBe(400);
-    expect(
-      (
-        await request(app)
-          .put("/domains/x.test/sender")
-          .set(p.auth)
-          .send({ sender_name: "a", sender_email: "a@y.test" })
-      ).status,
-    ).toBe(400);
-    expect(
-      (
-        await request(app)
-          .put("/domains/nope.test/sender")
-          .set(p.auth)
-          .send({ sender_name: "a", sender_email: "a@nope.test" })
-      ).status,
+      (await putSender(p.auth, "nope.test", { sender_name: "a", sender_email: "a@nope.test" })).status,
     ).toBe(404);
-    expect(
-      (await request(app).post("/domains/verify-email").set(p.auth).send({ sender_email: "a@b.test" })).body,
-    ).toEqual({
+    expect((await verifyEmail(p.auth, { sender_email: "a@b.test" })).body).toEqual({
       success: false,
       error: "sender_email and sender_name are required",
     });
-    await request(app)
-      .post("/domains/verify-email")
-      .set(p.auth)
-      .send({ sender_email: "dup@b.test", sender_name: "D" });
-    expect(
-      (
-        await request(app)
-          .post("/domains/verify-email")
-          .set(p.auth)
-          .send({ sender_email: "dup@b.test", sender_name: "D" })
-      ).status,
-    ).toBe(409);
+    await verifyEmail(p.auth, { sender_email: "dup@b.test", sender_name: "D" });
+    expect((await verifyEmail(p.auth, { sender_email: "dup@b.test", sender_name: "D" })).status).toBe(409);
     for (const method of ["get", "delete"] as const) {
       const path = method === "get" ? "/domains/verify-email/status" : "/domains/verify-email";
       expect((await request(app)[method](path).set(p.auth)).body).toEqual({
@@ -405,19 +380,17 @@ describe("errors of section 7 and tenancy", () => {
         fault: { count: 5, status: 500, errorType: "InternalFailure", message: "boom", operation: "any" },
       }),
     });
-    const reg = await request(app)
-      .post("/domains/register")
-      .set(p.auth)
-      .send({ domain: "fail.test", sender_name: "F", sender_email: "f@fail.test" });
+    const reg = await register(p.auth, {
+      domain: "fail.test",
+      sender_name: "F",
+      sender_email: "f@fail.test",
+    });
     expect(reg.status).toBe(500);
     expect(reg.body.success).toBe(false);
     expect(
       (await db.pool.query("SELECT 1 FROM domain_identities WHERE project_id = $1", [p.id])).rowCount,
     ).toBe(0);
-    await request(app)
-      .post("/domains/register")
-      .set(p.auth)
-      .send({ domain: "ok.test", sender_name: "O", sender_email: "o@ok.test" });
+    await register(p.auth, { domain: "ok.test", sender_name: "O", sender_email: "o@ok.test" });
     await fetch(`${simUrl}/_sim/config`, {
       method: "POST",
       headers: { "Content-Type": "application/json" },
@@ -436,31 +409,19 @@ describe("errors of section 7 and tenancy", () => {
   it("another project's key gets 404 for this project's domain and address", async () => {
     const a = await project();
     const b = await project();
-    await request(app)
-      .post("/domains/register")
-      .set(a.auth)
-      .send({ domain: "mine.test", sender_name: "M", sender_email: "m@mine.test" });
-    await request(app)
-      .post("/domains/verify-email")
-      .set(a.auth)
-      .send({ sender_email: "solo@mine2.test", sender_name: "S" });
+    await register(a.auth, { domain: "mine.test", sender_name: "M", sender_email: "m@mine.test" });
+    await verifyEmail(a.auth, { sender_email: "solo@mine2.test", sender_name: "S" });
     expect((await request(app).get("/domains/mine.test/status").set(b.auth)).status).toBe(404);
     expect((await request(app).get("/domains/mine.test/dns-records").set(b.auth)).status).toBe(404);
     expect((await request(app).delete("/domains/mine.test").set(b.auth)).status).toBe(404);
-    expect(
-      (await request(app).get("/domains/verify-email/status").query({ email: "solo@mine2.test" }).set(b.auth))
-        .status,
-    ).toBe(404);
+    expect((await emailStatus(b.auth, "solo@mine2.test")).status).toBe(404);
   });
 
   it("a domain or address another project registered is refused, and theirs keeps working", async () => {
     const a = await project();
     const b = await project();
     const reg = (auth: Record<string, string>, domain: string) =>
-      request(app)
-        .post("/domains/register")
-        .set(auth)
-        .send({ domain, sender_name: "X", sender_email: `x@${domain}` });
+      register(auth, { domain, sender_name: "X", sender_email: `x@${domain}` });
     expect((await reg(a.auth, "owned.test")).status).toBe(201);
     await simPost("/_sim/identities/owned.test/verify");
     expect((await request(app).post("/domains/owned.test/verify").set(a.auth)).body.can_send).toBe(true);
@@ -474,45 +435,27 @@ describe("errors of section 7 and tenancy", () => {
     expect((await request(app).post("/domains/owned.test/verify").set(b.auth)).status).toBe(404);
     expect(await senderAllowed(b.id, "ceo@owned.test")).toBe(false);
 
-    await request(app)
-      .post("/domains/verify-email")
-      .set(a.auth)
-      .send({ sender_email: "al@owned2.test", sender_name: "A" });
+    await verifyEmail(a.auth, { sender_email: "al@owned2.test", sender_name: "A" });
     await simPost("/_sim/identities/al@owned2.test/verify");
-    const addr = await request(app)
-      .post("/domains/verify-email")
-      .set(b.auth)
-      .send({ sender_email: "AL@owned2.test", sender_name: "B" });
+    const addr = await verifyEmail(b.auth, { sender_email: "AL@owned2.test", sender_name: "B" });
     expect(addr.status).toBe(409);
     expect(addr.body.error).toBe("al@owned2.test is already registered by another project");
 
     // a's domain and address are untouched at the provider
     expect((await request(app).post("/domains/owned.test/verify").set(a.auth)).body.can_send).toBe(true);
-    const st = await request(app)
-      .get("/domains/verify-email/status")
-      .query({ email: "al@owned2.test" })
-      .set(a.auth);
+    const st = await emailStatus(a.auth, "al@owned2.test");
     expect(st.body).toMatchObject({ verification_status: "verified", can_send: true });
   });
 
   it("changing a domain's sender keeps an address verified on its own; deleting the domain follows spec 3", async () => {
     const p = await project();
-    await request(app)
-      .post("/domains/verify-email")
-      .set(p.auth)
-      .send({ sender_email: "ops@four.test", sender_name: "Ops" });
+    await verifyEmail(p.auth, { sender_email: "ops@four.test", sender_name: "Ops" });
     await simPost("/_sim/identities/ops@four.test/verify");
-    await request(app).get("/domains/verify-email/status").query({ email: "ops@four.test" }).set(p.auth);
+    await emailStatus(p.auth, "ops@four.test");
     expect(await senderAllowed(p.id, "ops@four.test")).toBe(true);
 
-    await request(app)
-      .post("/domains/register")
-      .set(p.auth)
-      .send({ domain: "four.test", sender_name: "Four", sender_email: "ops@four.test" });
-    const put = await request(app)
-      .put("/domains/four.test/sender")
-      .set(p.auth)
-      .send({ sender_name: "Hi", sender_email: "hi@four.test" });
+    await register(p.auth, { domain: "four.test", sender_name: "Four", sender_email: "ops@four.test" });
+    const put = await putSender(p.auth, "four.test", { sender_name: "Hi", sender_email: "hi@four.test" });
     expect(put.status).toBe(200);
     expect(await senderAllowed(p.id, "ops@four.test")).toBe(true);
     const ops = await db.pool.query(
@@ -522,10 +465,7 @@ describe("errors of section 7 and tenancy", () => {
     expect(ops.rows[0]).toEqual({ active: true, domain_id: null });
 
     // Spec 3's domain table: DELETE /domains/:domain leaves the domain's sender profile deactivated.
-    await request(app)
-      .put("/domains/four.test/sender")
-      .set(p.auth)
-      .send({ sender_name: "Ops", sender_email: "ops@four.test" });
+    await putSender(p.auth, "four.test", { sender_name: "Ops", sender_email: "ops@four.test" });
     expect((await request(app).delete("/domains/four.test").set(p.auth)).status).toBe(200);
     expect(await senderAllowed(p.id, "ops@four.test")).toBe(false);
   });
@@ -535,52 +475,39 @@ describe("errors of section 7 and tenancy", () => {
     // 247 characters: valid itself, but bounce.<domain> would pass DNS's 253
     const long = `${"a".repeat(60)}.${"b".repeat(60)}.${"c".repeat(60)}.${"d".repeat(60)}.test`.slice(-247);
     for (const domain of [long, "a.b"]) {
-      const res = await request(app)
-        .post("/domains/register")
-        .set(p.auth)
-        .send({ domain, sender_name: "L", sender_email: `x@${domain}` });
+      const res = await register(p.auth, { domain, sender_name: "L", sender_email: `x@${domain}` });
       expect(res.body).toEqual({ success: false, error: "Invalid domain format" });
       expect(res.status).toBe(400);
     }
     for (const email of ["a@localhost", "a@1.2.3.4", "a@exa_mple.com"]) {
-      const res = await request(app)
-        .post("/domains/verify-email")
-        .set(p.auth)
-        .send({ sender_email: email, sender_name: "A" });
+      const res = await verifyEmail(p.auth, { sender_email: email, sender_name: "A" });
       expect(res.body).toEqual({ success: false, error: "sender_email must be an email address" });
     }
     const nul = await request(app).get("/domains/verify-email/status?email=a%00b@x.test").set(p.auth);
     expect(nul.status).toBe(400);
     expect(nul.body.error).toBe("email must be an email address");
-    const key = await request(app)
-      .post("/domains/verify-email")
-      .set(p.auth)
-      .send({ sender_email: "k@keys.test", sender_name: "K", external_key: { x: 1 } });
+    const key = await verifyEmail(p.auth, {
+      sender_email: "k@keys.test",
+      sender_name: "K",
+      external_key: { x: 1 },
+    });
     expect(key.body).toEqual({ success: false, error: "external_key must be a string" });
-    await request(app)
-      .post("/domains/register")
-      .set(p.auth)
-      .send({ domain: "types.test", sender_name: "T", sender_email: "t@types.test" });
-    const reply = await request(app)
-      .put("/domains/types.test/sender")
-      .set(p.auth)
-      .send({ sender_name: "T", sender_email: "t@types.test", reply_email: 123 });
+    await register(p.auth, { domain: "types.test", sender_name: "T", sender_email: "t@types.test" });
+    const reply = await putSender(p.auth, "types.test", {
+      sender_name: "T",
+      sender_email: "t@types.test",
+      reply_email: 123,
+    });
     expect(reply.body).toEqual({ success: false, error: "reply_email must be a string" });
   });
 
   it("one sender whichever form of an internationalized address the client writes", async () => {
     const p = await project();
-    const made = await request(app)
-      .post("/domains/verify-email")
-      .set(p.auth)
-      .send({ sender_email: "u@zürich-idn.test", sender_name: "U" });
+    const made = await verifyEmail(p.auth, { sender_email: "u@zürich-idn.test", sender_name: "U" });
     expect(made.status).toBe(201);
     expect(made.body.sender_email).toBe("u@xn--zrich-idn-q9a.test");
     await simPost("/_sim/identities/u@xn--zrich-idn-q9a.test/verify");
-    const st = await request(app)
-      .get("/domains/verify-email/status")
-      .query({ email: "U@zürich-idn.test" })
-      .set(p.auth);
+    const st = await emailStatus(p.auth, "U@zürich-idn.test");
     expect(st.body).toMatchObject({ verification_status: "verified", can_send: true });
     expect(await senderAllowed(p.id, "u@xn--zrich-idn-q9a.test")).toBe(true);
   });
