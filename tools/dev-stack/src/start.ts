@@ -129,6 +129,9 @@ async function main(): Promise<void> {
   const simulatorUrl = `http://127.0.0.1:${SIMULATOR_PORT}`;
   const common: NodeJS.ProcessEnv = {
     NODE_ENV: "development",
+    // Loopback only: the internal port (no-key /send-email, /admin) must never be reachable from the network
+    // (ARCHITECTURE.md: exposing it would make an open relay). Clients come in through the gateway.
+    HOST: "127.0.0.1",
     LOG_LEVEL: process.env.LOG_LEVEL ?? "info",
     DATABASE_URL: databaseUrl,
     RABBITMQ_URL: process.env.RABBITMQ_URL ?? "amqp://guest:guest@127.0.0.1:5672",
@@ -160,6 +163,7 @@ async function main(): Promise<void> {
   log(`starting the provider simulator on :${SIMULATOR_PORT}`);
   runTs("provider-simulator", "tools/provider-simulator/src/main.ts", {
     SIMULATOR_PORT: String(SIMULATOR_PORT),
+    SIMULATOR_HOST: "127.0.0.1",
     SIMULATOR_PUBLIC_URL: simulatorUrl,
     SIMULATOR_NOTIFICATION_URL: `http://127.0.0.1:${GATEWAY_PORT}/webhooks/provider`,
     SIMULATOR_INBOUND_URL: `http://127.0.0.1:${GATEWAY_PORT}/api/inbound/provider`,

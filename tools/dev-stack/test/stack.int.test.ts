@@ -8,6 +8,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { createHmac } from "node:crypto";
 import fs from "node:fs";
 import http from "node:http";
+import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { SendEmailCommand } from "@aws-sdk/client-sesv2";
@@ -103,6 +104,32 @@ describe("pnpm start", () => {
     expect(admin.status).toBe(404);
     const v1 = await fetch(`${demo.base_url}/v1/send-email`, { method: "POST" });
     expect(v1.status).toBe(401);
+  });
+
+  it("listens on loopback only: the internal port and the services are not reachable from the network", async () => {
+    const external = Object.values(os.networkInterfaces())
+      .flat()
+      .find((a) => a && a.family === "IPv4" && !a.internal)?.address;
+    // A machine without a non-loopback address has no network to be reached from.
+    if (!external) return;
+    const ports = [
+      ...services.flatMap((s) => [s.port, ...(s.internalPort ? [s.internalPort] : [])]),
+      Number(new URL(demo.simulator_url!).port),
+    ];
+    const reachable = await Promise.all(
+      ports.map(
+        (port) =>
+          new Promise<number | null>((resolve) => {
+            const socket = net.connect({ host: external, port });
+            socket.once("connect", () => (socket.destroy(), resolve(port)));
+            socket.once("error", () => resolve(null));
+          }),
+      ),
+    );
+    expect(reachable.filter((p) => p !== null)).toEqual([]);
+    // …while the same ports answer on loopback.
+    const internal = services.find((s) => s.internalPort)!;
+    expect((await fetch(`http://127.0.0.1:${internal.internalPort}/admin/projects`)).status).toBe(401);
   });
 
   it("the simulator takes an SDK SendEmail and posts a Bounce for bounce@ whose SNS signature verifies", async () => {
