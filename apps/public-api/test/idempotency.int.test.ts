@@ -94,6 +94,10 @@ describe("with Redis", () => {
     const b = await send(up, key, body(), p.testKey);
     expect(b.headers["idempotency-replayed"]).toBe("true");
     expect(b.body.email_id).toBe(a.body.email_id);
+    // The same key and body with the live key is another request: never a live send answered by a test send.
+    const live = await send(up, key, body(), p.liveKey);
+    expect(live.status).toBe(422);
+    expect(live.body.error).toBe("This Idempotency-Key was already used with a different request");
 
     const other = await makeProject(up.deps);
     const theirs = await send(up, key, { ...body(), sender_email: other.sender }, other.liveKey);
@@ -163,6 +167,21 @@ describe("with Redis", () => {
     expect(long.status).toBe(400);
     expect(long.body).toEqual({ success: false, error: "Idempotency-Key must be 1 to 128 characters" });
     expect((await send(up, `${run}-${"k".repeat(128 - run.length - 1)}`, body())).status).toBe(200);
+  });
+
+  it("counts a UTF-8 key's characters, not its bytes, and refuses the header given twice", async () => {
+    // superagent sends the header's UTF-8 bytes (2 per "é"), as a browser or curl would.
+    const key = `${run}-${"é".repeat(128 - run.length - 1)}`;
+    expect((await send(up, key, body())).status).toBe(200);
+    expect((await send(up, `${key}é`, body())).status).toBe(400);
+
+    const twice = await request(up.app)
+      .post("/v1/send-email")
+      .set(bearer(p.liveKey))
+      .set("Idempotency-Key", [newKey(), newKey()] as unknown as string)
+      .send(body());
+    expect(twice.status).toBe(400);
+    expect(twice.body).toEqual({ success: false, error: "Idempotency-Key must be given once" });
   });
 
   it("dry-run answers are cached and replayed too", async () => {

@@ -4,16 +4,17 @@ test("key order does not change the canonical form, nested objects included", ()
   expect(canonicalJson({ b: 1, a: { d: [1, { y: 2, x: 1 }], c: null } })).toBe(
     '{"a":{"c":null,"d":[1,{"x":1,"y":2}]},"b":1}',
   );
-  expect(requestFingerprint("post", "/v1/send-email", { a: 1, b: 2 })).toBe(
-    requestFingerprint("POST", "/v1/send-email", { b: 2, a: 1 }),
+  expect(requestFingerprint("post", "/v1/send-email", "test", { a: 1, b: 2 })).toBe(
+    requestFingerprint("POST", "/v1/send-email", "test", { b: 2, a: 1 }),
   );
 });
 
-test("method, path and body each change the fingerprint", () => {
-  const base = requestFingerprint("POST", "/v1/send-email", { a: 1 });
-  expect(requestFingerprint("POST", "/v1/send-template-email", { a: 1 })).not.toBe(base);
-  expect(requestFingerprint("PUT", "/v1/send-email", { a: 1 })).not.toBe(base);
-  expect(requestFingerprint("POST", "/v1/send-email", { a: 2 })).not.toBe(base);
+test("method, path, the key's mode and body each change the fingerprint", () => {
+  const base = requestFingerprint("POST", "/v1/send-email", "test", { a: 1 });
+  expect(requestFingerprint("POST", "/v1/send-template-email", "test", { a: 1 })).not.toBe(base);
+  expect(requestFingerprint("PUT", "/v1/send-email", "test", { a: 1 })).not.toBe(base);
+  expect(requestFingerprint("POST", "/v1/send-email", "test", { a: 2 })).not.toBe(base);
+  expect(requestFingerprint("POST", "/v1/send-email", "live", { a: 1 })).not.toBe(base);
 });
 
 const batchBody = (n: number) => ({
@@ -36,8 +37,8 @@ test("the yielding fingerprint equals the synchronous one, for small and for lar
     batchBody(3),
     batchBody(20_000),
   ]) {
-    expect(await requestFingerprintAsync("post", "/v1/send-batch", body)).toBe(
-      requestFingerprint("POST", "/v1/send-batch", body),
+    expect(await requestFingerprintAsync("post", "/v1/send-batch", "test", body)).toBe(
+      requestFingerprint("POST", "/v1/send-batch", "test", body),
     );
   }
 });
@@ -50,7 +51,7 @@ test("other work gets the event loop while a large body is fingerprinted", async
     if (!done) setImmediate(spin);
   };
   setImmediate(spin);
-  await requestFingerprintAsync("POST", "/v1/send-batch", batchBody(100_000));
+  await requestFingerprintAsync("POST", "/v1/send-batch", "test", batchBody(100_000));
   done = true;
   expect(turns).toBeGreaterThan(2);
 });

@@ -39,13 +39,23 @@ function* canonicalPieces(value: unknown): Generator<string> {
   }
 }
 
-function startFingerprint(method: string, path: string): Hash {
-  return createHash("sha256").update(method.toUpperCase()).update("\n").update(path).update("\n");
+/**
+ * The key's mode (live or test) is part of the request: the same key first used with a test key and then with
+ * the live key is another request (422), never a replay that would answer a live send with a test send.
+ */
+function startFingerprint(method: string, path: string, mode: string): Hash {
+  return createHash("sha256")
+    .update(method.toUpperCase())
+    .update("\n")
+    .update(path)
+    .update("\n")
+    .update(mode)
+    .update("\n");
 }
 
-/** sha256 of method + path + canonical body: "the same request" for Idempotency-Key purposes. */
-export function requestFingerprint(method: string, path: string, body: unknown): string {
-  return startFingerprint(method, path)
+/** sha256 of method + path + key mode + canonical body: "the same request" for Idempotency-Key purposes. */
+export function requestFingerprint(method: string, path: string, mode: string, body: unknown): string {
+  return startFingerprint(method, path, mode)
     .update(canonicalJson(body ?? null))
     .digest("hex");
 }
@@ -58,8 +68,13 @@ const SLICE_MS = 10;
  * batch takes 30 ms and more under load, on top of parsing the body in the same tick, which stalled every other
  * request of the process (health checks included) for that long.
  */
-export async function requestFingerprintAsync(method: string, path: string, body: unknown): Promise<string> {
-  const hash = startFingerprint(method, path);
+export async function requestFingerprintAsync(
+  method: string,
+  path: string,
+  mode: string,
+  body: unknown,
+): Promise<string> {
+  const hash = startFingerprint(method, path, mode);
   let pending = ""; // pieces are tiny: hashed in ~64 kB runs, not one native call each
   let sliceStart = performance.now();
   for (const piece of canonicalPieces(body ?? null)) {

@@ -11,6 +11,16 @@ export const REPLAYED_HEADER = "Idempotency-Replayed";
 export const MSG_IN_FLIGHT = "A request with this Idempotency-Key is still being processed";
 export const MSG_KEY_REUSED = "This Idempotency-Key was already used with a different request";
 
+export const MSG_KEY_TWICE = "Idempotency-Key must be given once";
+
+/**
+ * Characters of a header value as the client wrote it: Node hands header bytes over one Latin-1 character per
+ * byte, so a UTF-8 key would count its multi-byte characters two to four times.
+ */
+function characters(value: string): number {
+  return [...Buffer.from(value, "latin1").toString("utf8")].length;
+}
+
 /** What the accept transaction needs for the database backstop (unique (project_id, key) row). */
 export interface IdempotencyContext {
   key: string;
@@ -37,9 +47,12 @@ export function sendReplay(res: Response, response: StoredResponse): void {
  */
 export function idempotency(deps: { store: IdempotencyStore; logger: Logger }): RequestHandler {
   return (req, res, next) => {
-    const key = req.header("idempotency-key");
-    if (key === undefined) return next();
-    if (key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
+    const given = req.headersDistinct["idempotency-key"];
+    if (given === undefined) return next();
+    // Two headers would otherwise be joined into one key ("a, b").
+    if (given.length !== 1) return next(new AppError(ErrorCode.VALIDATION, MSG_KEY_TWICE));
+    const key = given[0]!;
+    if (key.length === 0 || characters(key) > MAX_IDEMPOTENCY_KEY_LENGTH) {
       return next(
         new AppError(
           ErrorCode.VALIDATION,
@@ -47,9 +60,9 @@ export function idempotency(deps: { store: IdempotencyStore; logger: Logger }): 
         ),
       );
     }
-    const { projectId } = getAuth(res);
+    const { projectId, mode } = getAuth(res);
     // Fingerprinting yields to the event loop between slices: a full batch body takes tens of milliseconds.
-    requestFingerprintAsync(req.method, `${req.baseUrl}${req.path}`, req.body)
+    requestFingerprintAsync(req.method, `${req.baseUrl}${req.path}`, mode, req.body)
       .then(async (fingerprint) => {
         const ctx: IdempotencyContext = { key, fingerprint };
         res.locals.idempotency = ctx;
