@@ -91,6 +91,8 @@ export async function createProject(
 /**
  * Replaces one mode's key: the old one is revoked in the same transaction (invalid at once, lookups only see
  * active keys); the other mode's key is untouched. A live key keeps its prefix family (sk_proj_ stays legacy).
+ * Regenerations of one project run one after the other (its row is locked first): two at once both revoked the
+ * same key and the second insert broke the one-active-key-per-mode constraint (a 500).
  */
 export async function regenerateApiKey(
   db: Db,
@@ -99,6 +101,7 @@ export async function regenerateApiKey(
   encKey: string,
 ): Promise<string> {
   return db.prisma.$transaction(async (tx) => {
+    await tx.$queryRaw`SELECT id FROM projects WHERE id = ${projectId}::uuid FOR UPDATE`;
     const current = await tx.apiKey.findFirst({ where: { projectId, activeMode: mode } });
     await tx.apiKey.updateMany({
       where: { projectId, activeMode: mode },

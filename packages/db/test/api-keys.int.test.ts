@@ -41,6 +41,21 @@ describe("API keys (real PostgreSQL)", () => {
     expect(await getSigningKey(db, project.id, "live", encKey)).toBe(newLive);
   });
 
+  it("concurrent regenerations of one mode all succeed, one after the other, leaving one active key", async () => {
+    const { project } = await createProject(db, { name: "p" }, encKey);
+    const keys = await Promise.all(
+      Array.from({ length: 6 }, () => regenerateApiKey(db, project.id, "live", encKey)),
+    );
+    const active = await db.pool.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM api_keys WHERE project_id = $1 AND active_mode = 'live'",
+      [project.id],
+    );
+    expect(active.rows[0]!.n).toBe(1);
+    const working = await Promise.all(keys.map((k) => findApiKey(db, k)));
+    expect(working.filter(Boolean)).toHaveLength(1);
+    expect(await getSigningKey(db, project.id, "live", encKey)).toBe(keys[working.findIndex(Boolean)]);
+  });
+
   it("keeps legacy sk_proj_ keys working as live keys, also after regeneration", async () => {
     const { project, liveKey } = await createProject(db, { name: "legacy", legacyLiveKey: true }, encKey);
     expect(liveKey.startsWith("sk_proj_")).toBe(true);
