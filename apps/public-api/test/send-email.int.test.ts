@@ -83,7 +83,7 @@ describe("validation (spec 4.1, 7)", () => {
     expect(res.body.error).toBe("Missing required fields: recipient_email, sender_email, html_body");
   });
 
-  it("an empty or non-JSON body is a missing-fields 400, invalid JSON a 400, never a 500", async () => {
+  it("an empty body is a missing-fields 400, a non-JSON or invalid JSON body a 400, never a 500", async () => {
     const empty = await request(h.app).post("/v1/send-email").set(bearer(p.liveKey)).send({});
     expect(empty.status).toBe(400);
     expect(empty.body.error).toBe(MSG_SEND_EMAIL_MISSING);
@@ -93,7 +93,7 @@ describe("validation (spec 4.1, 7)", () => {
       .set("Content-Type", "text/plain")
       .send("hello");
     expect(text.status).toBe(400);
-    expect(text.body.error).toBe(MSG_SEND_EMAIL_MISSING);
+    expect(text.body.error).toBe("Content-Type must be application/json");
     const broken = await request(h.app)
       .post("/v1/send-email")
       .set(bearer(p.liveKey))

@@ -1,7 +1,7 @@
-import { parse as parseContentType } from "content-type";
 import type { ErrorRequestHandler, RequestHandler } from "express";
 import type { Logger } from "@emailsvc/observability";
 import { AppError, ErrorCode } from "./errors";
+import { isJsonType, MSG_JSON_ONLY } from "./json-body";
 
 interface BodyParserError extends Error {
   type?: string;
@@ -44,21 +44,13 @@ export const notFoundHandler: RequestHandler = (_req, _res, next) => {
   next(new AppError(ErrorCode.NOT_FOUND, "Not found"));
 };
 
-function isJsonType(header: string | undefined): boolean {
-  try {
-    return header !== undefined && parseContentType(header).type === "application/json";
-  } catch {
-    return false;
-  }
-}
-
 /**
  * 415 for anything but JSON (spec 4.4: the internal send endpoint). Read from the header itself: `req.is()`
  * answers null for a request without a body, which turned a JSON request with no body into a 415.
  */
 export const requireJson: RequestHandler = (req, _res, next) => {
   if (!isJsonType(req.headers["content-type"])) {
-    return next(new AppError(ErrorCode.UNSUPPORTED_MEDIA_TYPE, "Content-Type must be application/json"));
+    return next(new AppError(ErrorCode.UNSUPPORTED_MEDIA_TYPE, MSG_JSON_ONLY));
   }
   next();
 };

@@ -43,4 +43,22 @@ describe("jsonBody", () => {
     const ok = await request(app).post("/x").type("json").send('{"a":"\\\\u0000"}');
     expect(ok.body).toEqual({ got: { a: "\\u0000" } });
   });
+
+  it("answers a body of another type with a 400 naming the type, and lets a body-less request through", async () => {
+    for (const type of ["text/plain", "application/x-www-form-urlencoded", "application/jsonx"]) {
+      const res = await request(app).post("/x").set("Content-Type", type).send('{"a":1}');
+      expect({ type, status: res.status, body: res.body }).toEqual({
+        type,
+        status: 400,
+        body: { success: false, error: "Content-Type must be application/json" },
+      });
+    }
+    const charset = await request(app)
+      .post("/x")
+      .set("Content-Type", "application/json; charset=utf-8")
+      .send('{"a":1}');
+    expect(charset.body).toEqual({ got: { a: 1 } });
+    const empty = await request(app).post("/x");
+    expect(empty.status).toBe(200);
+  });
 });

@@ -1,9 +1,24 @@
+import { parse as parseContentType } from "content-type";
 import express, { type RequestHandler } from "express";
 import { AppError, ErrorCode } from "./errors";
 
 const NUL_MESSAGE = "Request body must not contain NUL characters (\\u0000)";
 const SURROGATE_MESSAGE =
   "Request body must be valid Unicode: a \\uD800-\\uDFFF escape is not part of a pair";
+
+export const MSG_JSON_ONLY = "Content-Type must be application/json";
+
+export function isJsonType(header: string | undefined): boolean {
+  try {
+    return header !== undefined && parseContentType(header).type === "application/json";
+  } catch {
+    return false;
+  }
+}
+
+/** A body is on its way (Node's own test: chunked, or a non-zero length). */
+const carriesBody = (headers: Record<string, string | string[] | undefined>): boolean =>
+  headers["transfer-encoding"] !== undefined || (headers["content-length"] ?? "0") !== "0";
 
 /** No unpaired UTF-16 surrogate (JSON can write one as an escape; PostgreSQL's text and jsonb refuse it). */
 const wellFormed = (s: string): boolean => (s as unknown as { isWellFormed(): boolean }).isWellFormed();
@@ -49,10 +64,18 @@ export function jsonBodyProblem(body: unknown): string | null {
 
 /**
  * `express.json` plus the checks of `jsonBodyProblem` (a 400 with its message), for every route that takes a
- * JSON body: every input a client can send gets a defined answer, never a 500.
+ * JSON body: every input a client can send gets a defined answer, never a 500. A body that is not JSON is a 400
+ * (the internal send endpoint answers 415 first, spec 4.4, through `requireJson`).
  */
 export function jsonBody(opts: { limit: string }): RequestHandler[] {
   return [
+    // A body of any other type was skipped by the parser and answered as if its fields were missing.
+    (req, _res, next) =>
+      next(
+        carriesBody(req.headers) && !isJsonType(req.headers["content-type"])
+          ? new AppError(ErrorCode.VALIDATION, MSG_JSON_ONLY)
+          : undefined,
+      ),
     express.json({ limit: opts.limit }),
     (req, _res, next) => {
       const problem = jsonBodyProblem(req.body);
