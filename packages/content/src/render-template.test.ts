@@ -24,7 +24,52 @@ describe("renderTemplate (spec section 2 syntax)", () => {
       tags: ["x", "y"],
     });
     expect(r.text).toBe("<ul><li>0:A&amp;B EUR</li><li>1:C EUR</li></ul>[x][y]");
-    expect(r.variablesUsed).toEqual(["items", "tags"]);
+    // {title} is each item's field; {currency}, read from the variables, is a variable used.
+    expect(r.variablesUsed).toEqual(["items", "currency", "tags"]);
+  });
+
+  it("writes values as data: a value that looks like a placeholder is never rendered again", () => {
+    const html = '<ul>{{#each items}}<li>{name}</li>{{/each}}</ul><p>{note}</p>{{#each items}}{x || "{note}"}{{/each}}';
+    const r = renderTemplate(html, {
+      note: "<img src=x onerror=alert(1)>",
+      red: "RED",
+      items: [{ name: "{!note}" }, { name: "Mug {red}" }],
+    });
+    expect(r.text).toBe(
+      "<ul><li>{!note}</li><li>Mug {red}</li></ul><p>&lt;img src=x onerror=alert(1)&gt;</p>{note}{note}",
+    );
+    expect(r.variablesUsed).toEqual(["items", "note", "x"]);
+    expect(renderTemplate("{a}", { a: "{b}", b: "no" }).text).toBe("{b}");
+  });
+
+  it("nests loops: inner names read the inner item, then the outer item, then the variables", () => {
+    const html =
+      "{{#each groups}}<h2>{title}</h2>{{#each rows}}<i>{@index}{v}{title}{this.v}{cur}</i>{{/each}}{{/each}}";
+    const r = renderTemplate(html, {
+      cur: "$",
+      groups: [
+        { title: "G1", rows: [{ v: 1 }, { v: 2 }] },
+        { title: "G2", rows: [] },
+      ],
+    });
+    expect(r.text).toBe("<h2>G1</h2><i>01G11$</i><i>12G12$</i><h2>G2</h2>");
+  });
+
+  it("leaves an unclosed {{#each}} and a stray {{/each}} as text, in linear time", () => {
+    expect(renderTemplate("a{{#each xs}}b{x}", { x: 1, xs: [1] }).text).toBe("a{{#each xs}}b1");
+    expect(renderTemplate("a{{/each}}{x}", { x: 1 }).text).toBe("a{{/each}}1");
+    expect(renderTemplate("{{#each a}}{{#each b}}x{{/each}}", { a: [1], b: [1] }).text).toBe("{{#each a}}x");
+    const t = performance.now();
+    const big = "<p>x</p>" + "{{#each a}}".repeat(100_000) + '{b || "' + "y".repeat(100_000);
+    expect(renderTemplate(big, { a: [1] }).text).toBe(big);
+    expect(performance.now() - t).toBeLessThan(2000);
+  });
+
+  it("reads identifiers in any script, and keeps loops nested too deep as text", () => {
+    expect(renderTemplate("{unicodé} {名前}", { unicodé: "u", 名前: "n" }).text).toBe("u n");
+    const deep = "{{#each a}}".repeat(40) + "x" + "{{/each}}".repeat(40);
+    const nested = (n: number): unknown => (n === 0 ? [1] : [{ a: nested(n - 1) }]);
+    expect(() => renderTemplate(deep, { a: nested(40) })).not.toThrow();
   });
 
   it("leaves CSS and JSON braces untouched", () => {
