@@ -47,6 +47,8 @@ beforeAll(async () => {
         case "throw":
           throw new Error("worker crashed");
         default:
+          // As the real worker does: every failure it answers is recorded as failed.
+          await h.deps.db.pool.query("UPDATE activities SET status = 'failed' WHERE id = $1", [activityId]);
           return {
             activityId,
             status: "failed",
@@ -334,6 +336,32 @@ describe("sending through the send-worker RPC", () => {
     expect(res.status).toBe(status);
     expect(res.body).toEqual({ success: false, error });
   });
+
+  const counters = async () =>
+    (
+      await h.deps.db.pool.query<{ total: number; live: number }>(
+        `SELECT p.total_sent::int AS total, COALESCE((SELECT sum(live_sent)::int FROM project_usage u
+            WHERE u.project_id = p.id), 0) AS live FROM projects p WHERE p.id = $1`,
+        [p.projectId],
+      )
+    ).rows[0]!;
+
+  it.each([
+    ["provider", 0],
+    ["permanent", 0],
+    // The worker failed before claiming it: still queued, cancelled, never sent.
+    ["throw", 0],
+    // The outcome of a provider timeout is unknown: the email may have gone out, so it still counts.
+    ["timeout", 1],
+    ["sent", 1],
+  ] as const)(
+    "worker answer %s: the quota and total_sent keep %i (what the provider refused is given back)",
+    async (kind, kept) => {
+      behaviour = kind;
+      await post(minimal(), withProject());
+      expect(await counters()).toEqual({ total: kept, live: kept });
+    },
+  );
 
   it("504 when the worker does not answer in time; the still-queued activity is cancelled so it is never sent late", async () => {
     behaviour = "silent";

@@ -7,7 +7,7 @@ import {
 } from "@emailsvc/contracts";
 import { AppError, ErrorCode } from "@emailsvc/http";
 import { RpcTimeoutError } from "@emailsvc/messaging";
-import type { AcceptedActivity } from "./accept-send";
+import { usagePeriod, type AcceptedActivity } from "./accept-send";
 import type { SendDeps } from "./send-deps";
 
 export const MSG_PROVIDER_TIMEOUT = "Timed out waiting for the email provider";
@@ -48,9 +48,29 @@ async function callWorker(
 }
 
 /**
+ * After a failed synchronous send: the activities still `queued` are cancelled, and these and the ones the
+ * provider refused (`failed`) go back to the project's monthly quota and total_sent, like a cancelled scheduled
+ * send: the client was told the email was not sent. Not those whose outcome is unknown (a timeout, a crash).
+ */
+const CANCEL_UNSENT_SQL = `
+WITH c AS (
+  UPDATE activities SET status = 'cancelled', failure_reason = $2, updated_at = now()
+   WHERE id = ANY($1::uuid[]) AND status = 'queued'
+  RETURNING id
+), n AS (
+  SELECT count(*)::int AS n FROM (
+    SELECT id FROM c UNION SELECT id FROM activities WHERE id = ANY($3::uuid[]) AND status = 'failed'
+  ) unsent
+), usage AS (
+  UPDATE project_usage SET live_sent = GREATEST(live_sent - n.n, 0)
+    FROM n WHERE project_id = $4::uuid AND period = $5 AND n.n > 0
+)
+UPDATE projects SET total_sent = GREATEST(total_sent - n.n, 0) FROM n WHERE id = $4::uuid AND n.n > 0`;
+
+/**
  * Asks the send-worker to send each activity now (in parallel) over RPC and waits for every answer. All sent:
  * their provider message ids, in activity order. Otherwise the activities still `queued` are cancelled, so a
- * late worker never sends an email the client was told failed, and the first failure decides the status:
+ * late worker never sends an email the client was told failed (CANCEL_UNSENT_SQL), and the first failure decides the status:
  * a timeout (ours or the provider's) 504, anything else 502.
  */
 export async function sendNow(
@@ -66,11 +86,15 @@ export async function sendNow(
       providerMessageIds: outcomes.map((o) => (o as Extract<Outcome, { ok: true }>).reply.providerMessageId!),
     };
 
-  await deps.db.pool.query(
-    `UPDATE activities SET status = 'cancelled', failure_reason = $2, updated_at = now()
-      WHERE id = ANY($1::uuid[]) AND status = 'queued'`,
-    [activities.map((a) => a.id), "not sent: the synchronous send failed or timed out"],
-  );
+  // Failed for sure (the provider refused it, not a timeout whose outcome is unknown) or never handed over:
+  const refusedIds = activities.filter((_a, i) => !outcomes[i]!.ok && !outcomes[i]!.timeout).map((a) => a.id);
+  await deps.db.pool.query(CANCEL_UNSENT_SQL, [
+    activities.map((a) => a.id),
+    "not sent: the synchronous send failed or timed out",
+    refusedIds,
+    projectId,
+    usagePeriod(),
+  ]);
   const timeout = failures.find((f) => f.timeout);
   if (timeout) throw new AppError(ErrorCode.PROVIDER_TIMEOUT, MSG_PROVIDER_TIMEOUT);
   const sentCount = outcomes.length - failures.length;
