@@ -27,6 +27,11 @@ describe("parseSchedule phrase table (phrases × zones × offsets × a DST chang
     ["tomorrow at 9am", "UTC+5:30", "2026-03-08T03:30:00.000Z", "2026-03-08 09:00", "UTC+5:30"],
     ["tomorrow at 9am", 5.5, "2026-03-08T03:30:00.000Z", "2026-03-08 09:00", "UTC+5.5"],
     ["tomorrow at 9am", -3, "2026-03-08T12:00:00.000Z", "2026-03-08 09:00", "UTC-3"],
+    // a number of hours written as a string is echoed like the number
+    ["tomorrow at 9am", "-3", "2026-03-08T12:00:00.000Z", "2026-03-08 09:00", "UTC-3"],
+    ["tomorrow at 9am", "5.5", "2026-03-08T03:30:00.000Z", "2026-03-08 09:00", "UTC+5.5"],
+    // In UTC+14 it is already Sunday 05:00.
+    ["tomorrow at 9am", "UTC+14:00", "2026-03-08T19:00:00.000Z", "2026-03-09 09:00", "UTC+14:00"],
     ["tomorrow at 9am", "UTC-3", "2026-03-08T12:00:00.000Z", "2026-03-08 09:00", "UTC-3"],
     ["tomorrow at 9am", "-03:00", "2026-03-08T12:00:00.000Z", "2026-03-08 09:00", "-03:00"],
     // In +09:00 it is already Sunday 00:00, so "tomorrow" is Monday.
@@ -116,6 +121,10 @@ describe("parseSchedule phrase table (phrases × zones × offsets × a DST chang
     ["2027-01-01T10:00:00+24:00", "UTC", "scheduled_at"],
     ["tomorrow at 9am", "Mars/Olympus", "timezone"],
     ["tomorrow at 9am", "UTC+25", "timezone"],
+    // no zone is further than 14 hours from UTC, whichever way the offset is written
+    ["tomorrow at 9am", "UTC+14:30", "timezone"],
+    ["tomorrow at 9am", "-14:01", "timezone"],
+    ["tomorrow at 9am", 14.5, "timezone"],
     ["tomorrow at 9am", 99, "timezone"],
   ])("names the field it cannot read: %s / %s", (phrase, tz, field) => {
     let err: unknown;

@@ -36,15 +36,17 @@ export function parseZone(input: string | number): Zone {
   }
   const text = input.trim();
   if (/^(UTC|GMT|Z)$/i.test(text)) return { kind: "fixed", offsetMinutes: 0, label: "UTC" };
+  // A number of hours sent as a string ("-3", "5.5") is that number, echoed the same way (UTC-3).
+  if (/^[+-]?\d{1,2}(\.\d+)?$/.test(text)) return parseZone(Number(text));
   const m = OFFSET.exec(text);
   if (m) {
     const hours = Number(m[2]);
     const minutes = Number(m[3] ?? 0);
-    if (hours > 14 || minutes >= 60) throw new ZoneError(`Invalid timezone: ${text}`);
+    // The same range as a number of hours: no zone is further than 14 hours from UTC.
+    if (minutes >= 60 || hours * 60 + minutes > 14 * 60) throw new ZoneError(`Invalid timezone: ${text}`);
     const offsetMinutes = (m[1] === "-" ? -1 : 1) * (hours * 60 + minutes);
     return { kind: "fixed", offsetMinutes, label: text };
   }
-  if (/^-?\d+(\.\d+)?$/.test(text)) return parseZone(Number(text));
   if (isIana(text)) return { kind: "iana", name: text, label: text };
   throw new ZoneError(
     `Invalid timezone: "${text}" is not an IANA time zone, an offset like UTC+5:30 or +09:00, or a number of hours`,
