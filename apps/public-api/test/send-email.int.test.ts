@@ -148,6 +148,20 @@ describe("validation (spec 4.1, 7)", () => {
     expect(sent.status).toBe(200);
   });
 
+  it("content that would render past 5,000,000 characters is a 400 naming the field; nothing stored", async () => {
+    // 5 MB of placeholders (within html_body's cap) times a 1 kB value would be a 1 GB string.
+    const res = await request(h.app)
+      .post("/v1/send-email")
+      .set(bearer(p.liveKey))
+      .send({ ...minimal(), html_body: "{{a}}".repeat(1_000_000), data: { a: "x".repeat(1000) } });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({
+      success: false,
+      error: "html_body is longer than 5,000,000 characters once rendered",
+    });
+    expect(await messagesOf(p.projectId)).toBe(0);
+  });
+
   it("a body nested deeper than 64 levels is a 400, with or without an Idempotency-Key (it was a 500)", async () => {
     // Raw text: the test client's own serializer would run out of stack on such an object.
     const deep = JSON.stringify({ ...minimal(), data: { a: "@" } }).replace(

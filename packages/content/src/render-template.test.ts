@@ -1,4 +1,4 @@
-import { renderDoubleBraces } from "./render-double-braces";
+import { MAX_RENDERED_LENGTH, RenderLimitError, renderDoubleBraces } from "./render-double-braces";
 import { renderTemplate } from "./render-template";
 
 describe("renderTemplate (spec section 2 syntax)", () => {
@@ -102,5 +102,24 @@ describe("renderDoubleBraces ({{variable}} of the send endpoints)", () => {
     expect(renderDoubleBraces(html, { a: {} }, { html: true }).text).toBe("[][][][][]");
     expect(renderDoubleBraces("{{constructor}}", { constructor: "own" }, { html: false }).text).toBe("own");
     expect(renderTemplate('<p>Hi {constructor} {toString || "x"}</p>', {}).text).toBe("<p>Hi  x</p>");
+  });
+});
+
+describe("rendering limits", () => {
+  it("refuses output past MAX_RENDERED_LENGTH instead of building it", () => {
+    const many = "{{a}}".repeat(1_000_000);
+    expect(() => renderDoubleBraces(many, { a: "x".repeat(1000) }, { html: true })).toThrow(RenderLimitError);
+    expect(() => renderTemplate("{a}".repeat(1_000_000), { a: "x".repeat(1000) })).toThrow(
+      "longer than 5,000,000 characters once rendered",
+    );
+    // exactly at the limit is fine
+    const exact = renderDoubleBraces("{{a}}", { a: "y".repeat(MAX_RENDERED_LENGTH) }, { html: false });
+    expect(exact.text).toHaveLength(MAX_RENDERED_LENGTH);
+  });
+
+  it("bounds the work of nested loops, even when they write nothing", () => {
+    const list = Array.from({ length: 1000 }, () => 1);
+    const t = "{{#each a}}{{#each a}}{{#each a}}{x}{{/each}}{{/each}}{{/each}}";
+    expect(() => renderTemplate(t, { a: list })).toThrow("its loops take more than 5,000,000 steps");
   });
 });

@@ -1,6 +1,6 @@
 import { escapeHtml } from "./escape-html";
 import { lookup, stringify } from "./lookup";
-import type { Rendered } from "./render-double-braces";
+import { MAX_RENDERED_LENGTH, RenderLimitError, type Rendered } from "./render-double-braces";
 
 /*
  * The stored-template syntax of spec section 2:
@@ -17,6 +17,7 @@ import type { Rendered } from "./render-double-braces";
  *
  * The template is parsed once into a tree, in one linear scan, and values are written into the output, never
  * parsed again: a value that looks like a placeholder (`{!other}`, `{red}`) is data and comes out as written.
+ * Throws RenderLimitError past MAX_RENDERED_LENGTH characters or MAX_RENDER_STEPS pieces.
  */
 const PATH = String.raw`[\p{L}_@][\p{L}\p{N}_-]*(?:\.[\p{L}_][\p{L}\p{N}_-]*)*`;
 const FALLBACK = String.raw`(?:\s*\|\|\s*"((?:[^"\\]|\\.){0,1000})")?`;
@@ -29,6 +30,9 @@ const TOKEN = new RegExp(
   ].join("|"),
   "gu",
 );
+
+/** Pieces a rendering may visit: a loop of 40,000 items over a 10-piece body takes 400,000. */
+export const MAX_RENDER_STEPS = 5_000_000;
 
 /** Loops inside loops: far beyond any real template, well inside the stack the renderer recurses on. */
 export const MAX_LOOP_DEPTH = 32;
@@ -95,6 +99,15 @@ export function renderTemplate(
   const vars = variables ?? {};
   const used = new Set<string>();
   const out: string[] = [];
+  // Nested loops multiply (three levels of 1,000 items is a billion pieces), so the work is bounded as well as
+  // the output.
+  let length = 0;
+  let steps = 0;
+  const emit = (text: string): void => {
+    length += text.length;
+    if (length > MAX_RENDERED_LENGTH) throw new RenderLimitError();
+    out.push(text);
+  };
 
   /** A name not found on any loop item is a template variable: listed in variables_used. */
   const variable = (name: string): unknown => {
@@ -114,8 +127,12 @@ export function renderTemplate(
 
   const render = (nodes: readonly Node[], scope: Scope | null): void => {
     for (const node of nodes) {
+      if (++steps > MAX_RENDER_STEPS)
+        throw new RenderLimitError(
+          `too much to render: its loops take more than ${MAX_RENDER_STEPS.toLocaleString("en-US")} steps`,
+        );
       if (typeof node === "string") {
-        out.push(node);
+        emit(node);
       } else if ("list" in node) {
         const list = scope ? resolve(node.list, scope) : variable(node.list);
         if (!Array.isArray(list)) continue;
@@ -125,7 +142,7 @@ export function renderTemplate(
         const missing = value === undefined || value === null || value === "";
         const text =
           missing && node.fallback !== undefined ? node.fallback.replace(/\\(.)/g, "$1") : stringify(value);
-        out.push(node.raw || !opts.html ? text : escapeHtml(text));
+        emit(node.raw || !opts.html ? text : escapeHtml(text));
       }
     }
   };

@@ -11,6 +11,7 @@ import { parseSchedule, type Schedule, ScheduleError } from "../domain/schedulin
 import { acceptSend } from "./accept-send";
 import { checkSenderAndFilter, skippedBody } from "./filter-suppressed";
 import { sendNow } from "./send-now";
+import { rendered } from "../domain/rendered";
 import type { SendDeps, SendOutcome } from "./send-deps";
 import { positiveInt, MSG_TEMPLATE_NOT_FOUND } from "./send-template-email";
 
@@ -69,7 +70,7 @@ export async function internalSendEmail(
   const isPlatform = ctx.source?.trim().toLowerCase() === "platform";
 
   const data = body.data ?? undefined;
-  const subject = renderDoubleBraces(body.subject, data, { html: false });
+  const subject = rendered("subject", () => renderDoubleBraces(body.subject, data, { html: false }));
   let html: string;
   let text: string | null;
   if (body.templateId) {
@@ -77,12 +78,12 @@ export async function internalSendEmail(
     const ref = templateRef(body.templateId);
     const loaded = ref ? await loadTemplate(deps, projectId, ref) : null;
     if (!loaded) throw new AppError(ErrorCode.NOT_FOUND, MSG_TEMPLATE_NOT_FOUND);
-    html = renderTemplate(loaded.template.html, data, { html: true }).text;
+    html = rendered("html", () => renderTemplate(loaded.template.html, data, { html: true })).text;
     const textSource = body.text ?? loaded.template.text;
-    text = textSource ? renderTemplate(textSource, data, { html: false }).text : null;
+    text = textSource ? rendered("text", () => renderTemplate(textSource, data, { html: false })).text : null;
   } else {
-    html = renderDoubleBraces(body.html!, data, { html: true }).text;
-    text = body.text ? renderDoubleBraces(body.text, data, { html: false }).text : null;
+    html = rendered("html", () => renderDoubleBraces(body.html!, data, { html: true })).text;
+    text = body.text ? rendered("text", () => renderDoubleBraces(body.text!, data, { html: false })).text : null;
   }
 
   let lists = {

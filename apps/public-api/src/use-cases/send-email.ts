@@ -7,6 +7,7 @@ import { uniqueAddresses } from "../domain/recipients";
 import type { IdempotencyContext } from "../idempotency/idempotency.middleware";
 import { apiSendContent, checkAndAcceptApiSend } from "./accept-api-send";
 import { checkSenderAndFilter } from "./filter-suppressed";
+import { rendered } from "../domain/rendered";
 import type { SendDeps, SendOutcome } from "./send-deps";
 
 export interface SendEmailContext {
@@ -40,9 +41,11 @@ export async function sendEmail(
   const { projectId, mode } = ctx.auth;
 
   const data = body.data ?? undefined;
-  const subject = renderDoubleBraces(body.subject ?? "", data, { html: false });
-  const html = renderDoubleBraces(body.html_body, data, { html: true });
-  const text = body.text_body ? renderDoubleBraces(body.text_body, data, { html: false }) : null;
+  const subject = rendered("subject", () => renderDoubleBraces(body.subject ?? "", data, { html: false }));
+  const html = rendered("html_body", () => renderDoubleBraces(body.html_body, data, { html: true }));
+  const text = body.text_body
+    ? rendered("text_body", () => renderDoubleBraces(body.text_body!, data, { html: false }))
+    : null;
 
   const requested = {
     to: uniqueAddresses(body.recipient_email),

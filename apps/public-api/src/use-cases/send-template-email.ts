@@ -9,6 +9,7 @@ import { bodyObject, isMissing, parseBody } from "../domain/parse-body";
 import { loadTemplate } from "../repos/template.repo";
 import type { TemplateRef } from "../templates/template-cache";
 import { apiSendContent, checkAndAcceptApiSend } from "./accept-api-send";
+import { rendered } from "../domain/rendered";
 import type { SendDeps, SendOutcome } from "./send-deps";
 import { MSG_QUEUED, type SendEmailContext } from "./send-email";
 
@@ -61,9 +62,13 @@ export async function sendTemplateEmail(
   const { template, fromCache } = loaded;
 
   const vars = body.variables ?? undefined;
-  const subject = renderTemplate(body.subject ?? template.subject, vars, { html: false });
-  const html = renderTemplate(template.html, vars, { html: true });
-  const text = template.text ? renderTemplate(template.text, vars, { html: false }) : null;
+  const subject = rendered("subject", () =>
+    renderTemplate(body.subject ?? template.subject, vars, { html: false }),
+  );
+  const html = rendered("The template's html", () => renderTemplate(template.html, vars, { html: true }));
+  const text = template.text
+    ? rendered("The template's text", () => renderTemplate(template.text!, vars, { html: false }))
+    : null;
   const variablesUsed = [
     ...new Set([...subject.variablesUsed, ...html.variablesUsed, ...(text?.variablesUsed ?? [])]),
   ];

@@ -1,3 +1,4 @@
+import { RenderLimitError } from "@emailsvc/content";
 import { asciiDomainAddress } from "@emailsvc/contracts";
 import type { Db } from "@emailsvc/db";
 import type { Logger } from "@emailsvc/observability";
@@ -130,7 +131,8 @@ export async function sendActivity(deps: SendActivityDeps, activityId: string): 
     });
     providerMessageId = messageId;
   } catch (err) {
-    const kind = classifyProviderError(err);
+    // Content past the rendering limits (batch data) can never be sent: failed, not retried.
+    const kind = err instanceof RenderLimitError ? "permanent" : classifyProviderError(err);
     const message = err instanceof Error ? err.message : String(err);
     if (kind === "permanent") {
       // A permanent failure before the claim (an attachment gone from S3): claim it to fail it, exactly once.
