@@ -1,11 +1,10 @@
 import { Redis } from "ioredis";
 import { createOutboxStore, findApiKey } from "@emailsvc/db";
-import type { ApiKeyLookup } from "@emailsvc/http";
 import { startOutboxRelay, type OutboxRelay } from "@emailsvc/messaging";
 import { type BaseDeps, createBaseDeps } from "@emailsvc/runtime";
 import type { AttachmentStore } from "./attachments/attachment-store";
 import { createSafeDownloader, type SafeDownloader } from "./attachments/safe-download";
-import { allowAnyAddress } from "./domain/ssrf/address-policy";
+import { allowAnyAddress, type ApiKeyLookup } from "@emailsvc/http";
 import { type ApiKeyCache, createApiKeyCache } from "./infra/api-key-cache";
 import { createRedisIdempotencyStore, type IdempotencyStore } from "./idempotency/idempotency-store";
 import { createS3AttachmentStore } from "./infra/s3-attachment-store";

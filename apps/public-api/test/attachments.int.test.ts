@@ -3,7 +3,7 @@
 import request from "supertest";
 import { createApp } from "../src/app";
 import { createSafeDownloader } from "../src/attachments/safe-download";
-import { isPublicUnicast } from "../src/domain/ssrf/address-policy";
+import { isPublicUnicast } from "@emailsvc/http";
 import type { StoredAttachment } from "../src/attachments/prepare-attachments";
 import {
   bearer,

@@ -6,3 +6,4 @@ export * from "./lifecycle";
 export * from "./service-app";
 export * from "./validate";
 export * from "./json-body";
+export * from "./outbound-guard";

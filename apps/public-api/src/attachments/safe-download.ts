@@ -1,7 +1,11 @@
-import dns from "node:dns";
-import type { LookupAddress, LookupOptions } from "node:dns";
-import { Agent, request } from "undici";
-import { isPublicUnicast, literalIp, type AddressPolicy } from "../domain/ssrf/address-policy";
+import { request } from "undici";
+import {
+  guardedAgent,
+  isBlockedAddress,
+  isPublicUnicast,
+  refusedLiteral,
+  type AddressPolicy,
+} from "@emailsvc/http";
 
 /** Why a download was refused or failed; each maps to a user-safe message in prepare-attachments. */
 export type DownloadFailure =
@@ -45,46 +49,6 @@ export interface SafeDownloader {
   close(): Promise<void>;
 }
 
-const BLOCKED = "ESSRFBLOCKED";
-
-type LookupCallback = (
-  err: NodeJS.ErrnoException | null,
-  address: string | LookupAddress[],
-  family?: number,
-) => void;
-
-/**
- * The lookup undici's connector hands to net/tls.connect: the addresses it checks are the very addresses the
- * socket then connects to, so a DNS answer that changes between a check and the connection (rebinding) cannot
- * slip through. net.connect skips lookup for literal IPs; download() checks those itself.
- */
-function guardedLookup(allow: AddressPolicy) {
-  return (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
-    dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
-      if (err) return callback(err, []);
-      const refused = addresses.find((a) => !allow(a.address));
-      if (refused || addresses.length === 0) {
-        const e: NodeJS.ErrnoException = new Error(`${hostname} resolves to a non-public address`);
-        e.code = BLOCKED;
-        return callback(e, []);
-      }
-      if (options.all) return callback(null, addresses);
-      const first = addresses[0]!;
-      callback(null, first.address, first.family);
-    });
-  };
-}
-
-function isBlocked(err: unknown): boolean {
-  for (let e: unknown = err, depth = 0; e && depth < 5; depth++) {
-    if ((e as NodeJS.ErrnoException).code === BLOCKED) return true;
-    // Happy-eyeballs connection attempts report an AggregateError holding each attempt's error.
-    if (e instanceof AggregateError && e.errors.some(isBlocked)) return true;
-    e = (e as { cause?: unknown }).cause;
-  }
-  return false;
-}
-
 /**
  * Downloads attachment URLs without becoming an SSRF proxy: http(s) only, every hop's address checked (literal
  * IPs here, names in the connector's lookup), redirects followed by hand (at most `maxRedirects`), one deadline
@@ -92,8 +56,8 @@ function isBlocked(err: unknown): boolean {
  */
 export function createSafeDownloader(opts: SafeDownloaderOptions): SafeDownloader {
   const allow = opts.allowAddress ?? isPublicUnicast;
-  const agent = new Agent({
-    connect: { lookup: guardedLookup(allow), timeout: opts.timeoutMs },
+  const agent = guardedAgent(allow, {
+    connect: { timeout: opts.timeoutMs },
     // Attachment hosts are arbitrary: do not keep idle sockets to them around.
     keepAliveTimeout: 1_000,
     maxResponseSize: opts.maxBytes,
@@ -104,8 +68,7 @@ export function createSafeDownloader(opts: SafeDownloaderOptions): SafeDownloade
       throw new DownloadError("bad_url", "Attachment URL must use http or https");
     if (url.username || url.password)
       throw new DownloadError("bad_url", "Attachment URL must not contain credentials");
-    const ip = literalIp(url.hostname);
-    if (ip !== null && !allow(ip))
+    if (refusedLiteral(url, allow))
       throw new DownloadError("blocked_address", "Attachment URL points to a private or reserved address");
     return request(url, {
       method: "GET",
@@ -179,7 +142,7 @@ export function createSafeDownloader(opts: SafeDownloaderOptions): SafeDownloade
         if (err instanceof DownloadError) throw err;
         if (controller.signal.aborted)
           throw new DownloadError("timeout", "Attachment download timed out", { cause: err });
-        if (isBlocked(err))
+        if (isBlockedAddress(err))
           throw new DownloadError(
             "blocked_address",
             "Attachment URL points to a private or reserved address",

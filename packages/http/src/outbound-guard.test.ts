@@ -1,4 +1,4 @@
-import { isPublicUnicast, literalIp } from "./address-policy";
+import { isPublicUnicast, literalIp } from "./outbound-guard";
 
 describe("isPublicUnicast", () => {
   it.each([
