@@ -1,4 +1,4 @@
-import { Agent } from "undici";
+import { allowAnyAddress, guardedAgent, isPublicUnicast } from "@emailsvc/http";
 import { messagingTopology, Queues, type Topology } from "@emailsvc/contracts";
 import { type BaseDeps, createBaseDeps } from "@emailsvc/runtime";
 import type { Env } from "./env";
@@ -30,6 +30,7 @@ export function webhookTopology(
 
 export async function createDeps(env: Env): Promise<Deps> {
   const base = await createBaseDeps("webhook-dispatcher", env, { topology: webhookTopology(env) });
+  const allowAddress = env.WEBHOOK_URL_ALLOW_PRIVATE ? allowAnyAddress : isPublicUnicast;
   return {
     ...base,
     env,
@@ -39,8 +40,10 @@ export async function createDeps(env: Env): Promise<Deps> {
       encryptionKey: env.API_KEY_ENCRYPTION_KEY,
       timeoutMs: env.WEBHOOK_TIMEOUT_MS,
       maxAttempts: env.WEBHOOK_MAX_ATTEMPTS,
-      dispatcher: new Agent({ connections: 64, keepAliveTimeout: 30_000 }),
+      dispatcher: guardedAgent(allowAddress, { connections: 64, keepAliveTimeout: 30_000 }),
+      allowAddress,
       destinations: createWebhookDestinations(base.db, env.WEBHOOK_URL_CACHE_MS),
+      retryDelaysMs: env.WEBHOOK_RETRY_DELAYS_MS,
     },
   };
 }

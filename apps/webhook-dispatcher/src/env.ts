@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { apiKeyEncryptionEnv, loadEnv } from "@emailsvc/config";
+import { apiKeyEncryptionEnv, envBool, loadEnv } from "@emailsvc/config";
 import { serviceEnv } from "@emailsvc/runtime";
 
 export const envSchema = serviceEnv(3008)
@@ -23,6 +23,12 @@ export const envSchema = serviceEnv(3008)
     WEBHOOK_PREFETCH: z.coerce.number().int().positive().default(50),
     /** How long a project's webhook URLs are trusted in process (a changed URL takes effect within this). */
     WEBHOOK_URL_CACHE_MS: z.coerce.number().int().min(0).default(5_000),
+    /**
+     * Local stacks and tests only: deliver to non-public addresses too (a receiver on localhost). Otherwise a
+     * webhook URL resolving to a loopback, private, link-local (cloud metadata) or reserved address is refused,
+     * so a project cannot point the dispatcher at the cluster's own services.
+     */
+    WEBHOOK_URL_ALLOW_PRIVATE: envBool,
   });
 export type Env = z.output<typeof envSchema>;
 

@@ -3,11 +3,12 @@ import { createHmac, randomBytes, randomUUID } from "node:crypto";
 import http from "node:http";
 import { Exchanges, makeEnvelope, Queues, RoutingKeys } from "@emailsvc/contracts";
 import { createDb, createProject } from "@emailsvc/db";
+import { allowAnyAddress, guardedAgent, isPublicUnicast } from "@emailsvc/http";
 import { createBroker } from "@emailsvc/messaging";
 import { createLogger } from "@emailsvc/observability";
 import { eventsConsumer } from "../src/consumers/events.consumer";
 import { webhookTopology } from "../src/deps";
-import type { DeliverDeps } from "../src/use-cases/deliver-webhook";
+import { deliverWebhook, type DeliverDeps } from "../src/use-cases/deliver-webhook";
 import { createWebhookDestinations } from "../src/use-cases/webhook-destinations";
 
 jest.setTimeout(30_000);
@@ -23,7 +24,10 @@ const deps: DeliverDeps = {
   encryptionKey: encKey,
   timeoutMs: 2000,
   maxAttempts: 5,
+  // The receivers run on loopback, as on a local stack (WEBHOOK_URL_ALLOW_PRIVATE=true).
+  allowAddress: allowAnyAddress,
   destinations: createWebhookDestinations(db, 5_000),
+  retryDelaysMs: [200, 400, 800, 1600],
 };
 
 interface Hit {
@@ -31,7 +35,10 @@ interface Hit {
   headers: http.IncomingHttpHeaders;
   body: string;
 }
-function receiver(statuses: number[]) {
+function receiver(
+  statuses: number[],
+  answer: (res: http.ServerResponse) => void = (res) => res.end("x".repeat(6000)),
+) {
   const hits: Hit[] = [];
   const server = http.createServer((req, res) => {
     let body = "";
@@ -39,7 +46,7 @@ function receiver(statuses: number[]) {
     req.on("end", () => {
       hits.push({ at: Date.now(), headers: req.headers, body });
       res.statusCode = statuses[hits.length - 1] ?? 200;
-      res.end("x".repeat(6000));
+      answer(res);
     });
   });
   return {
@@ -232,6 +239,146 @@ describe("webhook-dispatcher", () => {
       ]);
     } finally {
       r.close();
+    }
+  });
+
+  const deliveryOf = (eventId: string) =>
+    db.pool
+      .query("SELECT * FROM webhook_deliveries WHERE event_id = $1", [eventId])
+      .then((r) => r.rows[0] as Record<string, unknown> | undefined);
+  const attemptsOf = (deliveryId: unknown) =>
+    db.pool
+      .query(
+        "SELECT attempt_number, status_code, response_body, error FROM webhook_attempts WHERE delivery_id = $1 ORDER BY attempt_number",
+        [deliveryId],
+      )
+      .then((r) => r.rows);
+
+  it("a response with NUL bytes is logged without them, and the event is POSTed once", async () => {
+    const r = receiver([200], (res) => res.end(Buffer.from([0x00, 0xff, 0xfe, 0x41, 0x00, 0x42])));
+    await r.start();
+    try {
+      const { project } = await createProject(db, { name: "p", webhookUrl: r.url() }, encKey);
+      const a = await activityFor(project.id, false);
+      const eventId = await publish("email.delivered", project.id, a.activityId, false);
+      const d = await waitFor(async () => {
+        const row = await deliveryOf(eventId);
+        return row?.status === "succeeded" && row;
+      });
+      const attempts = await attemptsOf(d.id);
+      expect(attempts).toHaveLength(1);
+      expect(attempts[0].response_body).toBe("\ufffd\ufffdAB");
+      await new Promise((res) => setTimeout(res, 600));
+      expect(r.hits).toHaveLength(1);
+    } finally {
+      r.close();
+    }
+  });
+
+  it("reads only the start of a huge response", async () => {
+    let finished = false;
+    const r = receiver([200], (res) => {
+      const chunk = Buffer.alloc(1 << 20, "y");
+      let sent = 0;
+      const pump = () => {
+        while (sent < 64 && res.write(chunk)) sent++;
+        if (sent >= 64) res.end(() => (finished = true));
+        else res.once("drain", pump);
+      };
+      res.on("close", () => undefined);
+      pump();
+    });
+    await r.start();
+    try {
+      const { project } = await createProject(db, { name: "p", webhookUrl: r.url() }, encKey);
+      const a = await activityFor(project.id, false);
+      const eventId = await publish("email.delivered", project.id, a.activityId, false);
+      const d = await waitFor(async () => {
+        const row = await deliveryOf(eventId);
+        return row?.status === "succeeded" && row;
+      });
+      const [attempt] = await attemptsOf(d.id);
+      expect(attempt.response_body).toBe("y".repeat(5000));
+      // The dispatcher hung up after the first bytes: the receiver never got its 64 MB out.
+      await new Promise((res) => setTimeout(res, 300));
+      expect(finished).toBe(false);
+    } finally {
+      r.close();
+    }
+  });
+
+  it("each attempt goes to the project's current URL; a removed URL ends the delivery as skipped", async () => {
+    const broken = receiver([500, 500, 500, 500, 500]);
+    const fixed = receiver([200]);
+    await broken.start();
+    await fixed.start();
+    try {
+      const { project } = await createProject(db, { name: "p", webhookUrl: broken.url() }, encKey);
+      const a = await activityFor(project.id, false);
+      const eventId = await publish("email.delivered", project.id, a.activityId, false);
+      const first = await waitFor(async () => {
+        const row = await deliveryOf(eventId);
+        return row?.status === "failed" && row;
+      });
+      // next_attempt_at is when the retry is due (the first wait is 200 ms), not when the attempt failed
+      const due = (first.next_attempt_at as Date).getTime() - (first.updated_at as Date).getTime();
+      expect(due).toBeGreaterThanOrEqual(150);
+      await db.pool.query("UPDATE projects SET webhook_url = $2 WHERE id = $1", [project.id, fixed.url()]);
+      const done = await waitFor(async () => {
+        const row = await deliveryOf(eventId);
+        return row?.status === "succeeded" && row;
+      });
+      expect(done.url).toBe(fixed.url());
+      expect(broken.hits).toHaveLength(1);
+      expect(fixed.hits).toHaveLength(1);
+
+      // Another event fails once, then the project's URL is removed: skipped, not `failed` for ever.
+      await db.pool.query("UPDATE projects SET webhook_url = $2 WHERE id = $1", [project.id, broken.url()]);
+      const b = await activityFor(project.id, false);
+      const second = await publish("email.delivered", project.id, b.activityId, false);
+      await waitFor(async () => (await deliveryOf(second))?.status === "failed");
+      await db.pool.query("UPDATE projects SET webhook_url = NULL WHERE id = $1", [project.id]);
+      const skipped = await waitFor(async () => {
+        const row = await deliveryOf(second);
+        return row?.status === "skipped" && row;
+      });
+      expect(skipped.next_attempt_at).toBeNull();
+    } finally {
+      broken.close();
+      fixed.close();
+    }
+  });
+
+  it("refuses URLs on private, loopback or reserved addresses unless allowed, literal or resolved", async () => {
+    const r = receiver([200]);
+    await r.start();
+    const agent = guardedAgent(isPublicUnicast);
+    try {
+      const strict: DeliverDeps = { ...deps, allowAddress: isPublicUnicast, dispatcher: agent };
+      const port = new URL(r.url()).port;
+      for (const url of [
+        r.url(),
+        `http://localhost:${port}/hook`,
+        "http://169.254.169.254/latest",
+        "file:///etc/passwd",
+      ]) {
+        const { project } = await createProject(db, { name: "p", webhookUrl: url }, encKey);
+        const a = await activityFor(project.id, false);
+        const eventId = randomUUID();
+        const payload = { activityId: a.activityId, projectId: project.id, isTest: false };
+        expect(await deliverWebhook(strict, eventId, "email.delivered", payload)).toBe("retry");
+        const [attempt] = await attemptsOf((await deliveryOf(eventId))!.id);
+        expect({ url, error: attempt.error }).toEqual({
+          url,
+          error: url.startsWith("file:")
+            ? "webhook URL must use http or https"
+            : "webhook URL points to a private or reserved address",
+        });
+      }
+      expect(r.hits).toHaveLength(0);
+    } finally {
+      r.close();
+      await agent.close();
     }
   });
 

@@ -149,6 +149,8 @@ async function main(): Promise<void> {
     // Local only: accept SNS signing certificates served by the simulator (production allows AWS hosts only).
     SNS_CERT_HOST_PATTERN: "^127\\.0\\.0\\.1$",
     SNS_ALLOW_HTTP_CERT_URLS: "true",
+    // Local only: client webhooks may go to a receiver on this machine (production refuses private addresses).
+    WEBHOOK_URL_ALLOW_PRIVATE: "true",
   };
 
   log("applying database migrations");

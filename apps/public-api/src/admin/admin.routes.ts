@@ -207,6 +207,8 @@ export function adminRouter(deps: AdminDeps): Router {
   // a fresh attempt budget and its original event id on the bus; the webhook-dispatcher re-sends the stored body.
   r.post("/webhook-deliveries/:deliveryId/redeliver", async (req, res) => {
     const id = req.params.deliveryId;
+    // Only a finished delivery is sent again (one still being retried would get a second, parallel series of
+    // attempts), and only when the project has a URL for its mode now (it would otherwise wait for ever).
     const row = uuid.safeParse(id).success
       ? (
           await db.pool.query<{
@@ -215,13 +217,36 @@ export function adminRouter(deps: AdminDeps): Router {
             project_id: string;
             body: string;
             is_test: boolean;
+            prior_status: string;
+            has_url: boolean;
           }>(
-            "UPDATE webhook_deliveries SET status = 'pending', attempts = 0, updated_at = now() WHERE id = $1 RETURNING event_id, event, project_id, body, is_test",
+            `WITH cur AS (
+               SELECT d.id, d.status,
+                      COALESCE(CASE WHEN d.is_test THEN p.webhook_url_dev ELSE p.webhook_url END, '') <> '' AS has_url
+                 FROM webhook_deliveries d JOIN projects p ON p.id = d.project_id
+                WHERE d.id = $1 FOR UPDATE OF d
+             ), upd AS (
+               UPDATE webhook_deliveries d SET status = 'pending', attempts = 0, next_attempt_at = NULL, updated_at = now()
+                 FROM cur WHERE d.id = cur.id AND cur.has_url AND cur.status IN ('succeeded', 'exhausted', 'skipped')
+               RETURNING d.id
+             )
+             SELECT d.event_id, d.event, d.project_id, d.body, d.is_test, cur.status AS prior_status, cur.has_url
+               FROM cur JOIN webhook_deliveries d ON d.id = cur.id`,
             [id],
           )
         ).rows[0]
       : undefined;
     if (!row) throw new AppError(ErrorCode.NOT_FOUND, "Webhook delivery not found");
+    if (!row.has_url)
+      throw new AppError(
+        ErrorCode.CONFLICT,
+        `The project has no ${row.is_test ? "webhook_url_dev" : "webhook_url"} to deliver to`,
+      );
+    if (!["succeeded", "exhausted", "skipped"].includes(row.prior_status))
+      throw new AppError(
+        ErrorCode.CONFLICT,
+        `Webhook delivery is still being delivered (${row.prior_status}); it can be sent again once it is finished`,
+      );
     const activityId = (JSON.parse(row.body) as { data?: { activity_id?: string } }).data?.activity_id ?? "";
     const envelope = {
       ...makeEnvelope(

@@ -2,7 +2,18 @@ import { z } from "zod";
 
 // Bodies of the internal admin API (the management surface the spec's dashboard provides).
 
-const url = z.string().url().max(2048);
+/**
+ * A webhook URL: http or https only (anything else could never be delivered). Where it may point (public
+ * addresses only) is checked by the webhook-dispatcher on every attempt, against the addresses the name resolves
+ * to then. An empty string clears it, like null.
+ */
+const url = z
+  .union([
+    z.literal("").transform(() => null),
+    z.url({ protocol: /^https?$/, error: "must be an http or https URL" }).max(2048),
+  ])
+  .nullable()
+  .optional();
 /** IANA zone name, validated by Intl so typos are refused at write time. */
 export const ianaZone = z.string().refine((tz) => {
   try {
@@ -14,10 +25,10 @@ export const ianaZone = z.string().refine((tz) => {
 }, "must be an IANA time zone name");
 
 export const projectSettingsSchema = z.object({
-  webhook_url: url.nullable().optional(),
-  webhook_url_dev: url.nullable().optional(),
-  inbound_webhook_url: url.nullable().optional(),
-  inbound_webhook_url_dev: url.nullable().optional(),
+  webhook_url: url,
+  webhook_url_dev: url,
+  inbound_webhook_url: url,
+  inbound_webhook_url_dev: url,
   default_timezone: ianaZone.nullable().optional(),
 });
 
