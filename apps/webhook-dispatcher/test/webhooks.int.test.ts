@@ -382,6 +382,29 @@ describe("webhook-dispatcher", () => {
     }
   });
 
+  it("a batch recipient's event carries the subject they got, with their data substituted", async () => {
+    const r = receiver([200]);
+    await r.start();
+    try {
+      const { project } = await createProject(db, { name: "p", webhookUrl: r.url() }, encKey);
+      const messageId = randomUUID();
+      const activityId = randomUUID();
+      await db.pool.query(
+        "INSERT INTO email_messages (id, project_id, source, from_email, subject, html) VALUES ($1, $2, 'api', 'a@b.c', 'Order {{n}} for {{name}}', 'h')",
+        [messageId, project.id],
+      );
+      await db.pool.query(
+        "INSERT INTO activities (id, project_id, email_message_id, recipient, status, is_test, data) VALUES ($1, $2, $3, 'r@example.com', 'sent', false, $4)",
+        [activityId, project.id, messageId, JSON.stringify({ n: 2, name: "<Ann>" })],
+      );
+      await publish("email.delivered", project.id, activityId, false);
+      const hit = await waitFor(async () => r.hits[0]);
+      expect(JSON.parse(hit.body).data.subject).toBe("Order 2 for <Ann>");
+    } finally {
+      r.close();
+    }
+  });
+
   it("stops after 5 attempts and keeps the delivery stored as exhausted", async () => {
     const r = receiver([500, 500, 500, 500, 500, 500]);
     await r.start();

@@ -1,3 +1,5 @@
+import { renderDoubleBraces, renderTemplate } from "@emailsvc/content";
+
 export interface EventPayload {
   activityId: string;
   projectId: string;
@@ -20,7 +22,10 @@ export interface EventSource {
   email_type: string;
   email_id: string;
   from_email: string;
+  /** As stored: for a batch, with the recipient's `data` still to substitute (the worker did, per send). */
   subject: string;
+  from_template: boolean;
+  data: Record<string, unknown> | null;
   webhook_url: string | null;
   webhook_url_dev: string | null;
 }
@@ -40,6 +45,17 @@ export interface BuiltEvent {
  */
 export function buildEventBody(event: string, r: EventSource, p: EventPayload): BuiltEvent {
   const isTest = r.is_test === true;
+  // The subject the recipient got (a batch's message holds `Hi {{name}}`; single sends are stored rendered).
+  let subject = r.subject;
+  if (r.data) {
+    try {
+      subject = (r.from_template ? renderTemplate : renderDoubleBraces)(subject, r.data, {
+        html: false,
+      }).text;
+    } catch {
+      // past the rendering limits the worker never sent it either; the stored subject is what there is
+    }
+  }
   const body = {
     event,
     is_test: isTest,
@@ -51,7 +67,7 @@ export function buildEventBody(event: string, r: EventSource, p: EventPayload): 
       project_id: r.project_id,
       recipient: r.recipient,
       from: r.from_email,
-      subject: r.subject,
+      subject,
       campaign_id: r.campaign_id,
       batch_id: r.batch_id,
       email_type: r.email_type,

@@ -82,7 +82,8 @@ const LOAD_SQL = `
   SELECT d.id AS d_id, d.status AS d_status, d.attempts AS d_attempts, d.url AS d_url, d.body AS d_body,
          d.is_test AS d_is_test, d.project_id AS d_project_id,
          a.id, a.project_id, a.is_test, a.recipient, a.provider_message_id, a.campaign_id, a.batch_id, a.email_type,
-         m.id AS email_id, m.from_email, m.subject, p.webhook_url, p.webhook_url_dev, k.key_ciphertext,
+         m.id AS email_id, m.from_email, m.subject, m.template_id IS NOT NULL AS from_template, a.data,
+         p.webhook_url, p.webhook_url_dev, k.key_ciphertext,
          NULLIF(CASE WHEN COALESCE(d.is_test, a.is_test) THEN p.webhook_url_dev ELSE p.webhook_url END, '') AS cur_url
     FROM (SELECT 1) one
     LEFT JOIN webhook_deliveries d ON d.event_id = $1 AND d.kind = 'outbound'
