@@ -198,7 +198,7 @@ const ingress = {
   kind: "Ingress",
   metadata: {
     name: "emailsvc-public",
-    annotations: { "nginx.ingress.kubernetes.io/proxy-body-size": "16m" },
+    annotations: { "nginx.ingress.kubernetes.io/proxy-body-size": "32m" },
   },
   spec: {
     ingressClassName: "nginx",
