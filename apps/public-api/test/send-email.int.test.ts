@@ -176,6 +176,21 @@ describe("validation (spec 4.1, 7)", () => {
     }
   });
 
+  it("a send's activities sort in recipient order, so the first recipient's copy is the one with cc/bcc", async () => {
+    const recipients = ["e@example.org", "a@example.org", "d@example.org", "b@example.org", "c@example.org"];
+    const res = await request(h.app)
+      .post("/v1/send-email")
+      .set(bearer(p.liveKey))
+      .send({ ...minimal(), recipient_email: recipients, cc: ["cc@example.org"] });
+    expect(res.status).toBe(200);
+    const rows = await h.deps.db.pool.query<{ recipient: string }>(
+      // the send-worker's isFirstActivity order
+      "SELECT recipient FROM activities WHERE email_message_id = $1 ORDER BY created_at, id",
+      [res.body.email_id],
+    );
+    expect(rows.rows.map((r) => r.recipient)).toEqual(recipients);
+  });
+
   it("accepts exactly 50 recipients and 10 cc / 10 bcc", async () => {
     const res = await send(p.liveKey, {
       ...minimal(),

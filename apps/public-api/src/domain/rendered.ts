@@ -9,7 +9,8 @@ export function rendered<T>(field: string, render: () => T): T {
   try {
     return render();
   } catch (err) {
-    if (err instanceof RenderLimitError) throw new AppError(ErrorCode.VALIDATION, `${field} is ${err.message}`);
+    if (err instanceof RenderLimitError)
+      throw new AppError(ErrorCode.VALIDATION, `${field} is ${err.message}`);
     throw err;
   }
 }

@@ -13,6 +13,20 @@ export function timeOrderedUuid(now = Date.now()): string {
   return timePrefix(now) + randomUUID().slice(15);
 }
 
+/**
+ * `n` version-7 UUIDs (n ≤ 4096) in strictly increasing order: the 12 bits after the version digit count
+ * 0, 1, 2… (RFC 9562 6.2, method 1) instead of being random. One send's activities then sort in recipient
+ * order, which is how the worker finds the first recipient's copy (the one that carries cc and bcc).
+ */
+export function timeOrderedUuids(n: number, now = Date.now()): string[] {
+  if (n > 4096) throw new RangeError("at most 4096 ordered ids per call");
+  const prefix = timePrefix(now);
+  return Array.from(
+    { length: n },
+    (_, i) => prefix + i.toString(16).padStart(3, "0") + randomUUID().slice(18),
+  );
+}
+
 let prefixMs = -1;
 let prefix = "";
 

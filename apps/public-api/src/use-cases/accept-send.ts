@@ -18,6 +18,7 @@ import {
   suppressedAmongSql,
 } from "../domain/check-sender-verified";
 import { newReplyToken } from "../domain/reply-token";
+import { timeOrderedUuids } from "../domain/time-ordered-uuid";
 import { MSG_IN_FLIGHT, MSG_KEY_REUSED } from "../idempotency/idempotency.middleware";
 import type { StoredResponse } from "../idempotency/idempotency-store";
 
@@ -164,7 +165,8 @@ WITH ${gateCtes(SEND_GATES)}, msg AS (
 ${gateCheck(SEND_GATES)}`;
 
 export async function acceptSend(db: Db, input: AcceptSendInput): Promise<AcceptResult> {
-  const activityIds = input.recipients.map(() => randomUUID());
+  // In recipient order: the first recipient's activity carries the message's cc and bcc (send-worker).
+  const activityIds = timeOrderedUuids(input.recipients.length);
   const { projectId } = input;
   const withTokens = input.replyTokens && projectId !== null;
   const idem = projectId ? input.idempotency : undefined;

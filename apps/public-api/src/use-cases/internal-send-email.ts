@@ -83,7 +83,9 @@ export async function internalSendEmail(
     text = textSource ? rendered("text", () => renderTemplate(textSource, data, { html: false })).text : null;
   } else {
     html = rendered("html", () => renderDoubleBraces(body.html!, data, { html: true })).text;
-    text = body.text ? rendered("text", () => renderDoubleBraces(body.text!, data, { html: false })).text : null;
+    text = body.text
+      ? rendered("text", () => renderDoubleBraces(body.text!, data, { html: false })).text
+      : null;
   }
 
   let lists = {
