@@ -68,6 +68,11 @@ describe("POST /v1/send-batch errors (spec 4.3, word for word)", () => {
       { recipients: [{ email: "a@example.org", data: { k: "\ud800" } }] },
       "Request body must be valid Unicode: a \\uD800-\\uDFFF escape is not part of a pair",
     ],
+    // the single send endpoints' caps and types (every header line within 998 characters)
+    [{ subject: "S".repeat(999) }, "subject must be at most 998 characters"],
+    [{ senderName: "N".repeat(201) }, "senderName must be at most 200 characters"],
+    [{ subject: { a: 1 } }, "subject must be a string"],
+    [{ html: ["<p>x</p>"] }, "html must be a string"],
   ])("400 %j", async (change, error) => {
     const res = await post({ ...valid(), ...change });
     expect(res.status).toBe(400);

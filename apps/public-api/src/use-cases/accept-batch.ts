@@ -24,6 +24,15 @@ const SLICE = 2_000;
 const nextTurn = () => new Promise<void>((r) => setImmediate(r));
 const present = (v: unknown) => typeof v === "string" && v.trim() !== "";
 
+const TEXT_FIELDS = [
+  ["sender", 254],
+  ["senderName", 200],
+  ["subject", 998],
+  ["html", 5_000_000],
+  ["email_type", 50],
+  ["templateId", 100],
+] as const;
+
 interface Recipient {
   email: string;
   data: Record<string, unknown>;
@@ -31,7 +40,15 @@ interface Recipient {
 
 /** Spec 4.3 validation, in the spec's order and words; a plain loop, in slices of SLICE recipients. */
 async function validate(body: Record<string, unknown>) {
+  // A value of another type is named as such, in the same order as the spec's messages.
+  const typed = (f: "sender" | "subject" | "html" | "templateId") => {
+    if (body[f] != null && typeof body[f] !== "string") throw bad(`${f} must be a string`);
+  };
+  typed("sender");
   if (!present(body.sender)) throw bad("sender is required");
+  typed("templateId");
+  typed("subject");
+  typed("html");
   const templateId = present(body.templateId) ? String(body.templateId).trim() : null;
   if (!templateId && !present(body.subject)) throw bad("subject or templateId is required");
   if (!templateId && !present(body.html)) throw bad("html or templateId is required");
@@ -52,10 +69,16 @@ async function validate(body: Record<string, unknown>) {
       throw bad(`recipients[${i}].data must be an object`);
     recipients[i] = { email: email.toLowerCase(), data: (data as Record<string, unknown>) ?? {} };
   }
-  for (const f of ["senderName", "email_type", "scheduled_at"] as const) {
-    if (body[f] !== undefined && body[f] !== null && typeof body[f] !== "string")
-      throw bad(`${f} must be a string`);
+  // The single send endpoints' caps (contracts): every header line stays within RFC 5322's 998 characters.
+  for (const [f, max] of TEXT_FIELDS) {
+    const v = body[f];
+    if (v === undefined || v === null) continue;
+    if (typeof v !== "string") throw bad(`${f} must be a string`);
+    if (v.length > max) throw bad(`${f} must be at most ${max} characters`);
   }
+  // (its length rule belongs to parseSchedule)
+  if (body.scheduled_at != null && typeof body.scheduled_at !== "string")
+    throw bad("scheduled_at must be a string");
   if (templateId && !UUID.test(templateId)) throw bad("templateId must be a template UUID");
   return {
     sender: String(body.sender).trim().toLowerCase(),

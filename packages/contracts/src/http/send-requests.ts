@@ -30,14 +30,12 @@ export const SEND_LIMITS = {
 /** Spec 8: the only attachment types accepted. */
 export const ALLOWED_ATTACHMENT_TYPES = ["application/pdf", "text/calendar"] as const;
 
-const LOCAL_PART = /^[^\s@"<>()[\]\\,;:]{1,64}$/;
-const hasControlChars = (s: string): boolean => {
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0x20 || c === 0x7f) return true;
-  }
-  return false;
-};
+/**
+ * RFC 5322 dot-atom text: ASCII letters, digits and `!#$%&'*+/=?^_\`{|}~.-`. No control characters, no
+ * non-ASCII (SES has no SMTPUTF8: such a local part cannot be delivered, and C1 controls such as NEL are line
+ * breaks to some readers), no quoted forms.
+ */
+const LOCAL_PART = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~.-]{1,64}$/;
 const ASCII_LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
 
 /**
@@ -49,7 +47,7 @@ export function isEmailAddress(value: string): boolean {
   const at = value.lastIndexOf("@");
   if (at <= 0 || at === value.length - 1) return false;
   const local = value.slice(0, at);
-  if (!LOCAL_PART.test(local) || local.includes("..") || hasControlChars(local)) return false;
+  if (!LOCAL_PART.test(local) || local.includes("..")) return false;
   const ascii = domainToASCII(value.slice(at + 1));
   if (!ascii || ascii.length > 253) return false;
   const labels = ascii.split(".");
