@@ -102,7 +102,8 @@ describe("inline content", () => {
       {
         filename: "invite",
         content: b64(ICS_TEXT),
-        contentType: "Text/Calendar; method=REQUEST; name=x.ics",
+        // name and its RFC 2231 form are dropped: the part's name is the filename
+        contentType: "Text/Calendar; method=REQUEST; name=x.ics; name*=utf-8''evil.exe",
       },
     ]);
     expect(res.status).toBe(200);
@@ -170,6 +171,23 @@ describe("inline content", () => {
     ],
     [
       { filename: "../../etc/passwd.pdf", content: b64("x") },
+      "attachments[0]: filename must not contain path separators or control characters",
+    ],
+    // the type rule cannot be bypassed through the name mail clients open the file by
+    [
+      { filename: "invoice.exe", content: b64("MZ"), contentType: "application/pdf" },
+      "attachments[0]: the filename's extension (.exe) does not match its type application/pdf",
+    ],
+    [
+      { filename: "page.html", content: b64("<script>"), contentType: "text/calendar" },
+      "attachments[0]: the filename's extension (.html) does not match its type text/calendar",
+    ],
+    [
+      { filename: "invoice\u202efdp.exe", content: b64("x"), contentType: "application/pdf" },
+      "attachments[0]: filename must not contain path separators or control characters",
+    ],
+    [
+      { filename: "..", content: b64("x"), contentType: "application/pdf" },
       "attachments[0]: filename must not contain path separators or control characters",
     ],
   ])("400 for %j", async (attachment, error) => {

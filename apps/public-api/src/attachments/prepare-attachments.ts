@@ -1,3 +1,4 @@
+import { extname } from "node:path";
 import { format as formatContentType, parse as parseContentType } from "content-type";
 import { ALLOWED_ATTACHMENT_TYPES, SEND_LIMITS, type AttachmentInput } from "@emailsvc/contracts";
 import { contentTypeFromFilename } from "@emailsvc/content";
@@ -26,22 +27,36 @@ const ALLOWED = new Set<string>(ALLOWED_ATTACHMENT_TYPES);
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 const MB10 = "10 MB";
 
-/** Path separators and control characters (a filename ends up in a MIME header and an S3 key). */
+/**
+ * Path separators, control characters (a filename ends up in a MIME header and an S3 key), bidirectional
+ * controls (U+202E makes "invoice\u202Efdp.exe" display as "invoiceexe.pdf") and names of only dots.
+ */
 const hasUnsafeFilenameChars = (name: string): boolean =>
-  [...name].some((c) => c === "/" || c === "\\" || c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f);
+  /^\.*$/.test(name) ||
+  [...name].some(
+    (c) =>
+      c === "/" ||
+      c === "\\" ||
+      c.charCodeAt(0) < 0x20 ||
+      (c.charCodeAt(0) >= 0x7f && c.charCodeAt(0) <= 0x9f) ||
+      /[\u200e\u200f\u202a-\u202e\u2066-\u2069]/.test(c),
+  );
 
 /**
  * The attachment's Content-Type as it will be stored and sent: a valid media type (RFC 9110 syntax, so no
  * control or non-Latin-1 characters reach the S3 request or the MIME headers) of an allowed type, lower-cased,
- * its parameters kept (`text/calendar; method=REQUEST` matters to mail clients) except `name`, which the MIME
- * part takes from the filename.
+ * its parameters kept (`text/calendar; method=REQUEST` matters to mail clients) except `name` (and its RFC 2231
+ * forms `name*`, `name*0`…), which the MIME part takes from the filename. A filename whose extension belongs to
+ * another type ("invoice.exe" sent as application/pdf) is refused: mail clients open by the name.
  */
-function checkedType(index: number, contentType: string): string {
+function checkedType(index: number, contentType: string, filename: string): string {
   let type: string;
   let formatted: string;
   try {
     const parsed = parseContentType(contentType.trim());
-    const { name: _name, ...parameters } = parsed.parameters;
+    const parameters = Object.fromEntries(
+      Object.entries(parsed.parameters).filter(([k]) => !/^name(\*|$)/.test(k)),
+    );
     type = parsed.type;
     // format() is the strict half: it refuses parameter names and values that are not valid header text.
     formatted = formatContentType({ type, parameters });
@@ -60,6 +75,12 @@ function checkedType(index: number, contentType: string): string {
       `attachments[${index}]: type ${type} is not allowed; allowed types are ${ALLOWED_ATTACHMENT_TYPES.join(" and ")}`,
     );
   }
+  const byName = contentTypeFromFilename(filename);
+  if (byName && byName !== type)
+    throw new AppError(
+      ErrorCode.VALIDATION,
+      `attachments[${index}]: the filename's extension (${extname(filename)}) does not match its type ${type}`,
+    );
   return formatted;
 }
 
@@ -87,7 +108,7 @@ export function checkAttachments(inputs: readonly AttachmentInput[]): CheckedAtt
       );
     }
     const given = a.contentType || contentTypeFromFilename(a.filename);
-    const contentType = given ? checkedType(index, given) : null;
+    const contentType = given ? checkedType(index, given, a.filename) : null;
     if (!contentType && !a.url)
       throw new AppError(
         ErrorCode.VALIDATION,
@@ -150,7 +171,7 @@ export async function storeAttachments(
             ErrorCode.VALIDATION,
             `attachments[${a.index}]: the content type could not be determined`,
           );
-        const contentType = a.contentType ?? checkedType(a.index, type);
+        const contentType = a.contentType ?? checkedType(a.index, type, a.filename);
         return { ...a, contentType, bytes: got.body };
       } catch (err) {
         if (err instanceof DownloadError) throw downloadError(a.index, err);
