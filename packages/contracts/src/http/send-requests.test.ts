@@ -1,4 +1,4 @@
-import { asciiDomainAddress, isEmailAddress } from "./send-requests";
+import { asciiDomainAddress, customHeaders, isEmailAddress } from "./send-requests";
 
 describe("addresses", () => {
   it("asciiDomainAddress: the domain lower-cased in punycode, the local part as given", () => {
@@ -22,5 +22,30 @@ describe("addresses", () => {
       "a@1.2.3.4",
     ])
       expect({ bad, ok: isEmailAddress(bad) }).toEqual({ bad, ok: false });
+  });
+});
+
+describe("custom_headers", () => {
+  const error = (h: Record<string, string>) => customHeaders.safeParse(h).error?.issues[0]?.message;
+
+  it("accepts ordinary headers, tabs included, up to one 998-character line", () => {
+    expect(error({ "List-Unsubscribe": "<mailto:u@x.example>", "X-Tag": "a\tb" })).toBeUndefined();
+    expect(error({ "X-Long": "v".repeat(998 - "X-Long: ".length) })).toBeUndefined();
+  });
+
+  it("refuses control characters, reserved or trace names, and lines past 998 characters", () => {
+    for (const v of ["a\nb", "a\u000bb", "a\fb", "a\u001bb", "a\u0085b", "a\u2028b"])
+      expect({ v, e: error({ "X-A": v }) }).toEqual({
+        v,
+        e: "custom_headers values must be single-line text without control characters",
+      });
+    for (const name of ["Content-Disposition", "Received", "Resent-Bcc", "X-SES-Configuration-Set", "bcc"])
+      expect({ name, e: error({ [name]: "x" }) }).toEqual({
+        name,
+        e: "custom_headers contains an invalid or reserved header name",
+      });
+    expect(error({ "X-Long": "v".repeat(999 - "X-Long: ".length) })).toBe(
+      'custom_headers: each header must fit one 998-character line (name, ": " and value)',
+    );
   });
 });

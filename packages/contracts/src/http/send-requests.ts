@@ -167,7 +167,11 @@ export const sendTemplateEmailBody = z.object({
 export type SendTemplateEmailBody = z.output<typeof sendTemplateEmailBody>;
 
 const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$/;
-/** Headers the service builds itself; a caller must not be able to change who an email goes to or is from. */
+/**
+ * Headers the service builds itself or that only a mail server may write: a caller must not be able to change
+ * who an email goes to or is from, its structure (a top-level Content-Disposition would turn it into an
+ * attachment), its trace fields or the provider's own (X-SES-*).
+ */
 const RESERVED_HEADERS = new Set([
   "from",
   "to",
@@ -179,22 +183,37 @@ const RESERVED_HEADERS = new Set([
   "mime-version",
   "content-type",
   "content-transfer-encoding",
+  "content-disposition",
+  "content-id",
   "return-path",
   "sender",
+  "received",
+  "dkim-signature",
 ]);
+const reservedHeader = (name: string): boolean => {
+  const lower = name.toLowerCase();
+  return RESERVED_HEADERS.has(lower) || lower.startsWith("resent-") || lower.startsWith("x-ses-");
+};
+/** Printable text and tabs only (RFC 5322 unstructured text): no CR/LF, other C0 or C1 controls, or DEL. */
+const HEADER_VALUE = /^[^\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]*$/;
+/** RFC 5322 2.1.1: a header line holds at most 998 characters (name, ": " and value, unfolded). */
+const MAX_HEADER_LINE = 998;
+
 export const customHeaders = z
   .record(
     z.string(),
-    z
-      .string()
-      .max(2000, { error: "custom_headers values must be at most 2000 characters" })
-      .refine((v) => !/[\r\n]/.test(v), { error: "custom_headers values must be single-line" }),
+    z.string().refine((v) => HEADER_VALUE.test(v), {
+      error: "custom_headers values must be single-line text without control characters",
+    }),
     {
       error: "custom_headers must be an object of strings",
     },
   )
-  .refine((h) => Object.keys(h).every((k) => HEADER_NAME.test(k) && !RESERVED_HEADERS.has(k.toLowerCase())), {
+  .refine((h) => Object.keys(h).every((k) => HEADER_NAME.test(k) && !reservedHeader(k)), {
     error: "custom_headers contains an invalid or reserved header name",
+  })
+  .refine((h) => Object.entries(h).every(([k, v]) => k.length + 2 + v.length <= MAX_HEADER_LINE), {
+    error: `custom_headers: each header must fit one ${MAX_HEADER_LINE}-character line (name, ": " and value)`,
   })
   .refine((h) => Object.keys(h).length <= 30, { error: "custom_headers: at most 30 headers" });
 
