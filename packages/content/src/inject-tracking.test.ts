@@ -42,4 +42,30 @@ describe("injectTracking", () => {
       /<p>x<\/p><img src="https:\/\/mail\.example\.com\/t\/o\/act-1"/,
     );
   });
+
+  it("rewrites the href however it is quoted, and only the href attribute itself", () => {
+    const followed = (html: string) =>
+      [...injectTracking(html, opts).matchAll(/href="(https:\/\/mail\.example\.com\/t\/c\/[^"]+)"/gi)].map(
+        (m) => new URL(m[1]!.replace(/&amp;/g, "&")).searchParams.get("url"),
+      );
+    expect(followed("<a href=https://a.example/x?y=1>x</a>")).toEqual(["https://a.example/x?y=1"]);
+    expect(followed(`<a href="https://a.example/it's">x</a>`)).toEqual(["https://a.example/it's"]);
+    expect(followed(`<a href='https://a.example/"q"'>x</a>`)).toEqual(['https://a.example/"q"']);
+    expect(followed('<a href="  https://a.example/sp  ">x</a>')).toEqual(["https://a.example/sp"]);
+    expect(followed('<A HREF="https://a.example/up">x</A>')).toEqual(["https://a.example/up"]);
+    const decoy = injectTracking(
+      '<a data-href="https://decoy.example" href="https://real.example">x</a>',
+      opts,
+    );
+    expect(decoy).toContain('data-href="https://decoy.example"');
+    const tracked = /\shref="([^"]+)"/.exec(decoy)![1]!.replace(/&amp;/g, "&");
+    expect(new URL(tracked).searchParams.get("url")).toBe("https://real.example");
+  });
+
+  it("puts the pixel before the document's </body>, not one inside a comment", () => {
+    const out = injectTracking("<body><!-- </body> --><p>x</p></body>", opts);
+    expect(out).toMatch(
+      /^<body><!-- <\/body> --><p>x<\/p><img src="https:\/\/mail\.example\.com\/t\/o\/act-1"[^>]*\/><\/body>$/,
+    );
+  });
 });

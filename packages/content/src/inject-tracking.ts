@@ -9,26 +9,38 @@ export interface TrackingOptions {
   clicks?: boolean;
 }
 
-const ANCHOR_HREF = /(<a\b[^>]*?\bhref\s*=\s*)(["'])(https?:\/\/[^"']+)\2/gi;
+/**
+ * An `<a>` tag's `href` attribute (not `data-href`: the name follows whitespace) holding an absolute http(s)
+ * URL, double-quoted, single-quoted (each may contain the other quote) or unquoted; the whitespace a browser
+ * strips around a URL may surround it inside the quotes.
+ */
+const ANCHOR_HREF =
+  /(<a\b[^>]*?\shref\s*=\s*)(?:"\s*(https?:\/\/[^"]*?)\s*"|'\s*(https?:\/\/[^']*?)\s*'|(https?:\/\/[^\s"'<>`]+))/gi;
+
+/** Comments blanked out (same length), so a `</body>` inside one is not taken for the document's. */
+const withoutComments = (html: string): string =>
+  html.replace(/<!--[\s\S]*?(?:-->|$)/g, (c) => " ".repeat(c.length));
 
 const encodeAttr = (v: string) => v.replace(/&/g, "&amp;").replace(/"/g, "&quot;");
 
 /**
  * Rewrites every absolute http(s) link through the signed click endpoint and adds the 1×1 open pixel before
- * `</body>` (or at the end). mailto:, tel:, anchors and relative links are left alone.
+ * `</body>` (the document's, not one inside a comment; or at the end). mailto:, tel:, anchors and relative links
+ * are left alone.
  */
 export function injectTracking(html: string, opts: TrackingOptions): string {
   const withLinks =
     opts.clicks === false
       ? html
-      : html.replace(ANCHOR_HREF, (_m, head: string, _q: string, url: string) => {
+      : html.replace(ANCHOR_HREF, (_m, head: string, dq?: string, sq?: string, bare?: string) => {
+          const url = (dq ?? sq ?? bare)!;
           // The URL a browser would follow: the attribute's character references decoded as HTML does it
           // (`&amp;`, `&#38;`, `&#x26;`, `&quot;`…; `&copy=` in a query stays as written).
           const tracked = clickUrl(opts.baseUrl, opts.secret, opts.activityId, decodeHTMLAttribute(url));
           return `${head}"${encodeAttr(tracked)}"`;
         });
   const pixel = `<img src="${openPixelUrl(opts.baseUrl, opts.activityId)}" width="1" height="1" alt="" style="display:none;border:0;width:1px;height:1px" />`;
-  const bodyEnd = withLinks.search(/<\/body\s*>/i);
+  const bodyEnd = withoutComments(withLinks).search(/<\/body\s*>/i);
   return bodyEnd >= 0
     ? `${withLinks.slice(0, bodyEnd)}${pixel}${withLinks.slice(bodyEnd)}`
     : `${withLinks}${pixel}`;

@@ -10,7 +10,9 @@ export const MAX_RENDERED_LENGTH = 5_000_000;
  */
 export class RenderLimitError extends Error {
   /** `reason` completes "<field> is …", e.g. "html_body is longer than 5,000,000 characters once rendered". */
-  constructor(reason = `longer than ${MAX_RENDERED_LENGTH.toLocaleString("en-US")} characters once rendered`) {
+  constructor(
+    reason = `longer than ${MAX_RENDERED_LENGTH.toLocaleString("en-US")} characters once rendered`,
+  ) {
     super(reason);
     this.name = "RenderLimitError";
   }

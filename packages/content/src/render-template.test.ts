@@ -29,7 +29,8 @@ describe("renderTemplate (spec section 2 syntax)", () => {
   });
 
   it("writes values as data: a value that looks like a placeholder is never rendered again", () => {
-    const html = '<ul>{{#each items}}<li>{name}</li>{{/each}}</ul><p>{note}</p>{{#each items}}{x || "{note}"}{{/each}}';
+    const html =
+      '<ul>{{#each items}}<li>{name}</li>{{/each}}</ul><p>{note}</p>{{#each items}}{x || "{note}"}{{/each}}';
     const r = renderTemplate(html, {
       note: "<img src=x onerror=alert(1)>",
       red: "RED",
