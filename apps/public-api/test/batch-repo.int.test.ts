@@ -1,7 +1,6 @@
 // insertBatch's one statement against real PostgreSQL (the preset's migrated DB); nothing else is started.
 import { randomUUID } from "node:crypto";
-import { createDb, type Db } from "@emailsvc/db";
-import { timeOrderedUuid } from "../src/domain/time-ordered-uuid";
+import { createDb, type Db, timeOrderedUuid } from "@emailsvc/db";
 import { insertBatch, type NewBatch } from "../src/repos/batch.repo";
 
 let db: Db;

@@ -2,5 +2,6 @@ export * from "./api-keys";
 export * from "./batcher";
 export * from "./create-db";
 export * from "./outbox";
+export * from "./time-ordered-uuid";
 export * from "./generated/prisma/client";
 export { createMigration, deployMigrations, diffMigrationsToSchema } from "./migrations";

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { Exchanges, makeEnvelope, type RoutingKey } from "@emailsvc/contracts";
-import { clientWebhookExistsSql, type Db } from "@emailsvc/db";
+import { clientWebhookExistsSql, timeOrderedUuid, type Db } from "@emailsvc/db";
 import { ALLOWED_FROM, EVENT_MAP, eventDetails, eventTimestamp, type SesEvent } from "../domain/ses-event";
 
 /**
@@ -143,7 +143,8 @@ function toRow({ snsMessageId, event }: ProviderNotification): Row | null {
   if (!map) return null;
   const at = eventTimestamp(event);
   const tagged = event.mail.tags?.activity_id?.[0];
-  const eventRecordId = randomUUID();
+  // time-ordered: event records append to email_events' primary key (see timeOrderedUuid)
+  const eventRecordId = timeOrderedUuid();
   const details = eventDetails(event);
   // Built here so its shape stays makeEnvelope's; the statement sets activityId, projectId and isTest.
   const envelope = map.clientEvent

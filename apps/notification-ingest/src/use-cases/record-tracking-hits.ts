@@ -1,5 +1,5 @@
 import { Exchanges, makeEnvelope } from "@emailsvc/contracts";
-import { clientWebhookExistsSql, type Db } from "@emailsvc/db";
+import { clientWebhookExistsSql, timeOrderedUuids, type Db } from "@emailsvc/db";
 
 /** One open-pixel or click hit, as answered; `at` is when it arrived. */
 export interface TrackingHit {
@@ -13,7 +13,8 @@ export interface TrackingHit {
  * A batch of hits as ONE statement (one round trip, atomic like a transaction). Under load the pixel arrives
  * thousands of times a second; one statement per hit made PostgreSQL and the pg client the bottleneck.
  *   h    the hits, in arrival order (times as epoch milliseconds: a number array costs the client far less to
- *        send than Date values);
+ *        send than Date values), each with its event record's id: time-ordered (UUID v7), so the records append
+ *        to the right edge of email_events' primary key (random ids cost PostgreSQL 40–70% more per row);
  *   a    their activities (unknown ids: those hits record nothing);
  *   k    the event records: each hit's own, and for the batch's first hit on an email with no recorded open, if
  *        it is a click, an `open` before it (the image may have been blocked), as a second, rarely non-empty
@@ -30,12 +31,12 @@ export interface TrackingHit {
  */
 const HITS_SQL = `
 WITH h AS (
-  SELECT * FROM unnest($1::uuid[], $2::text[], $3::float8[], $4::text[])
-    WITH ORDINALITY AS h(activity_id, kind, at_ms, url, ord)
+  SELECT * FROM unnest($1::uuid[], $2::text[], $3::float8[], $4::text[], $8::uuid[])
+    WITH ORDINALITY AS h(activity_id, kind, at_ms, url, ev_id, ord)
 ), a AS (
   SELECT id, project_id, is_test, opened_first_at FROM activities WHERE id = ANY($1::uuid[])
 ), k AS MATERIALIZED (
-  SELECT gen_random_uuid() AS ev_id, h.activity_id, h.kind, to_timestamp(h.at_ms / 1000) AS at, h.ord, 1 AS sub,
+  SELECT h.ev_id, h.activity_id, h.kind, to_timestamp(h.at_ms / 1000) AS at, h.ord, 1 AS sub,
          a.project_id, a.is_test, CASE WHEN h.kind = 'click' THEN h.url END AS url
     FROM h JOIN a ON a.id = h.activity_id
   UNION ALL
@@ -125,6 +126,7 @@ export async function recordTrackingHits(db: Db, hits: readonly TrackingHit[]): 
       envelopeTemplate("email.opened"),
       envelopeTemplate("email.clicked"),
       Exchanges.emailEvents,
+      timeOrderedUuids(hits.length),
     ],
   });
   return res.rows[0]?.events ?? 0;

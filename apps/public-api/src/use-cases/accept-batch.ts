@@ -1,8 +1,8 @@
+import { timeOrderedUuid } from "@emailsvc/db";
 import { randomUUID } from "node:crypto";
 import { Exchanges, isEmailAddress, makeEnvelope, RoutingKeys } from "@emailsvc/contracts";
 import { AppError, ErrorCode, type AuthContext } from "@emailsvc/http";
 import { checkSenderAndSuppressions, senderNotVerified } from "../domain/check-sender-verified";
-import { timeOrderedUuid } from "../domain/time-ordered-uuid";
 import { parseSchedule, ScheduleError } from "../domain/scheduling/parse-schedule";
 import type { IdempotencyContext } from "../idempotency/idempotency.middleware";
 import { loadTemplate } from "../repos/template.repo";

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { Exchanges, makeEnvelope, RoutingKeys } from "@emailsvc/contracts";
-import type { Db } from "@emailsvc/db";
+import { timeOrderedUuids, type Db } from "@emailsvc/db";
 import { AppError, ErrorCode } from "@emailsvc/http";
 import type { StoredAttachment } from "../attachments/prepare-attachments";
 import {
@@ -18,7 +18,6 @@ import {
   suppressedAmongSql,
 } from "../domain/check-sender-verified";
 import { newReplyToken } from "../domain/reply-token";
-import { timeOrderedUuids } from "../domain/time-ordered-uuid";
 import { MSG_IN_FLIGHT, MSG_KEY_REUSED } from "../idempotency/idempotency.middleware";
 import type { StoredResponse } from "../idempotency/idempotency-store";
 

@@ -2,8 +2,9 @@ import { randomUUID } from "node:crypto";
 
 /**
  * A UUID version 7 (RFC 9562): 48-bit Unix milliseconds, then 74 random bits. Still a plain UUID to clients,
- * but the ids of one batch sort together: a 12,500-row insert then appends to the right edge of the activities
- * primary key instead of touching (and WAL-logging) thousands of random index pages. The rows stay in request
+ * but ids drawn close in time sort together: a 12,500-row insert, or a stream of event records, then appends to
+ * the right edge of the primary key instead of touching (and WAL-logging) random index pages. (Measured on
+ * email_events: about 4.5 µs of PostgreSQL CPU per row against 6.5–8 with gen_random_uuid().) The rows stay in request
  * order in the table, which is the order the scheduler hands a scheduled batch over in.
  *
  * The random part is the tail of a version-4 UUID (`randomUUID` draws from a pooled entropy buffer, and its
