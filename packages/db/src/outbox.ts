@@ -1,6 +1,6 @@
-import { randomUUID } from "node:crypto";
 import type { Pool, PoolClient } from "pg";
 import type { Prisma } from "./generated/prisma/client";
+import { timeOrderedUuid } from "./time-ordered-uuid";
 
 /** Same shapes as @emailsvc/messaging's OutboxStore (structurally compatible; db does not import messaging). */
 export interface OutboxRecord {
@@ -54,7 +54,7 @@ export async function insertOutboxRows(client: PoolClient | Pool, rows: NewOutbo
     `INSERT INTO outbox_messages (id, exchange, routing_key, payload, headers)
      SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::jsonb[], $5::jsonb[])`,
     [
-      rows.map(() => randomUUID()),
+      rows.map(() => timeOrderedUuid()),
       rows.map((r) => r.exchange),
       rows.map((r) => r.routingKey),
       rows.map((r) => JSON.stringify(r.payload)),

@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { timeOrderedUuid } from "@emailsvc/db";
 import type { StoredAttachment } from "../attachments/prepare-attachments";
 import { acceptSend } from "./accept-send";
 import { checkSenderAndFilter, skippedBody, type SuppressionOutcome } from "./filter-suppressed";
@@ -65,7 +65,7 @@ export async function checkAndAcceptApiSend(
 ): Promise<SendOutcome> {
   const accept = async (lists: SuppressionOutcome, gates?: { sender: string; addresses: string[] }) => {
     if (lists.to.length === 0) return { status: 200, body: skippedBody(lists.skipped[0]!) };
-    const emailMessageId = randomUUID();
+    const emailMessageId = timeOrderedUuid();
     const { attachments, response } = await finish(lists, emailMessageId);
     const email = {
       ...content,

@@ -1,7 +1,7 @@
-import { timeOrderedUuid } from "@emailsvc/db";
 import { randomUUID } from "node:crypto";
 import { Exchanges, isEmailAddress, makeEnvelope, RoutingKeys } from "@emailsvc/contracts";
 import { AppError, ErrorCode, type AuthContext } from "@emailsvc/http";
+import { timeOrderedUuid } from "@emailsvc/db";
 import { checkSenderAndSuppressions, senderNotVerified } from "../domain/check-sender-verified";
 import { parseSchedule, ScheduleError } from "../domain/scheduling/parse-schedule";
 import type { IdempotencyContext } from "../idempotency/idempotency.middleware";
@@ -154,7 +154,7 @@ export async function acceptBatch(
   );
   if (!verification.verified) throw senderNotVerified(body.sender);
   const batchId = randomUUID();
-  const emailMessageId = randomUUID();
+  const emailMessageId = timeOrderedUuid();
   const scheduledSendId = schedule ? randomUUID() : null;
   const now = Date.now();
   const ids: string[] = [];

@@ -1,6 +1,5 @@
-import { randomUUID } from "node:crypto";
 import { Exchanges, makeEnvelope, RoutingKeys } from "@emailsvc/contracts";
-import { timeOrderedUuids, type Db } from "@emailsvc/db";
+import { type Db, timeOrderedUuid, timeOrderedUuids } from "@emailsvc/db";
 import { AppError, ErrorCode } from "@emailsvc/http";
 import type { StoredAttachment } from "../attachments/prepare-attachments";
 import {
@@ -172,7 +171,7 @@ export async function acceptSend(db: Db, input: AcceptSendInput): Promise<Accept
   const counted = input.counted && projectId !== null;
   const outbox = input.enqueue
     ? {
-        id: randomUUID(),
+        id: timeOrderedUuid(),
         envelope: makeEnvelope(
           RoutingKeys.emailSendRequested,
           { activityIds },

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { internalSendEmailBody, missingFieldMessage } from "@emailsvc/contracts";
 import { renderDoubleBraces, renderTemplate } from "@emailsvc/content";
 import { AppError, ErrorCode } from "@emailsvc/http";
+import { timeOrderedUuid } from "@emailsvc/db";
 import { checkAttachments, storeAttachments } from "../attachments/prepare-attachments";
 import { bodyObject, isMissing, parseBody } from "../domain/parse-body";
 import { uniqueAddresses } from "../domain/recipients";
@@ -100,7 +101,7 @@ export async function internalSendEmail(
     lists = filtered;
   }
 
-  const emailMessageId = randomUUID();
+  const emailMessageId = timeOrderedUuid();
   const attachments = await storeAttachments(deps, checked, `${projectId ?? "internal"}/${emailMessageId}`);
   const accepted = await acceptSend(deps.db, {
     emailMessageId,

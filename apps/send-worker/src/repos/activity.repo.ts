@@ -1,6 +1,12 @@
-import { randomUUID } from "node:crypto";
 import { Exchanges, makeEnvelope, RoutingKeys } from "@emailsvc/contracts";
-import { clientWebhookExistsSql, createBatcher, insertOutboxRows, queryPlanned, type Db } from "@emailsvc/db";
+import {
+  clientWebhookExistsSql,
+  createBatcher,
+  type Db,
+  insertOutboxRows,
+  queryPlanned,
+  timeOrderedUuid,
+} from "@emailsvc/db";
 
 export interface ClaimedActivity {
   id: string;
@@ -140,7 +146,7 @@ function eventRow(
     { activityId: a.id, projectId: a.projectId, isTest: a.isTest, ...extra },
     { projectId: a.projectId },
   );
-  return [randomUUID(), Exchanges.emailEvents, routingKey, JSON.stringify(envelope)];
+  return [timeOrderedUuid(), Exchanges.emailEvents, routingKey, JSON.stringify(envelope)];
 }
 
 /**
