@@ -195,14 +195,20 @@ const reservedHeader = (name: string): boolean => {
   return RESERVED_HEADERS.has(lower) || lower.startsWith("resent-") || lower.startsWith("x-ses-");
 };
 /** Printable text and tabs only (RFC 5322 unstructured text): no CR/LF, other C0 or C1 controls, or DEL. */
-const HEADER_VALUE = /^[^\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]*$/;
+const isHeaderText = (v: string): boolean => {
+  for (let i = 0; i < v.length; i++) {
+    const c = v.charCodeAt(i);
+    if ((c < 0x20 && c !== 0x09) || (c >= 0x7f && c <= 0x9f) || c === 0x2028 || c === 0x2029) return false;
+  }
+  return true;
+};
 /** RFC 5322 2.1.1: a header line holds at most 998 characters (name, ": " and value, unfolded). */
 const MAX_HEADER_LINE = 998;
 
 export const customHeaders = z
   .record(
     z.string(),
-    z.string().refine((v) => HEADER_VALUE.test(v), {
+    z.string().refine(isHeaderText, {
       error: "custom_headers values must be single-line text without control characters",
     }),
     {
