@@ -254,17 +254,22 @@ describe("webhook-dispatcher", () => {
       )
       .then((r) => r.rows);
 
+  /** One live email.delivered event for a new project with this URL; its delivery once it has `status`. */
+  const deliveredTo = async (url: string, status: string) => {
+    const { project } = await createProject(db, { name: "p", webhookUrl: url }, encKey);
+    const a = await activityFor(project.id, false);
+    const eventId = await publish("email.delivered", project.id, a.activityId, false);
+    return waitFor(async () => {
+      const row = await deliveryOf(eventId);
+      return row?.status === status && row;
+    });
+  };
+
   it("a response with NUL bytes is logged without them, and the event is POSTed once", async () => {
     const r = receiver([200], (res) => res.end(Buffer.from([0x00, 0xff, 0xfe, 0x41, 0x00, 0x42])));
     await r.start();
     try {
-      const { project } = await createProject(db, { name: "p", webhookUrl: r.url() }, encKey);
-      const a = await activityFor(project.id, false);
-      const eventId = await publish("email.delivered", project.id, a.activityId, false);
-      const d = await waitFor(async () => {
-        const row = await deliveryOf(eventId);
-        return row?.status === "succeeded" && row;
-      });
+      const d = await deliveredTo(r.url(), "succeeded");
       const attempts = await attemptsOf(d.id);
       expect(attempts).toHaveLength(1);
       expect(attempts[0].response_body).toBe("\ufffd\ufffdAB");
@@ -285,18 +290,11 @@ describe("webhook-dispatcher", () => {
         if (sent >= 64) res.end(() => (finished = true));
         else res.once("drain", pump);
       };
-      res.on("close", () => undefined);
       pump();
     });
     await r.start();
     try {
-      const { project } = await createProject(db, { name: "p", webhookUrl: r.url() }, encKey);
-      const a = await activityFor(project.id, false);
-      const eventId = await publish("email.delivered", project.id, a.activityId, false);
-      const d = await waitFor(async () => {
-        const row = await deliveryOf(eventId);
-        return row?.status === "succeeded" && row;
-      });
+      const d = await deliveredTo(r.url(), "succeeded");
       const [attempt] = await attemptsOf(d.id);
       expect(attempt.response_body).toBe("y".repeat(5000));
       // The dispatcher hung up after the first bytes: the receiver never got its 64 MB out.
