@@ -68,4 +68,11 @@ describe("injectTracking", () => {
       /^<body><!-- <\/body> --><p>x<\/p><img src="https:\/\/mail\.example\.com\/t\/o\/act-1"[^>]*\/><\/body>$/,
     );
   });
+
+  it("takes linear time on long runs of spaces inside an href", () => {
+    const html = `<a href="https://a.example/${" ".repeat(200_000)}x">x</a><a href="${" ".repeat(200_000)}">y</a>`;
+    const t = performance.now();
+    injectTracking(html, opts);
+    expect(performance.now() - t).toBeLessThan(1000);
+  });
 });

@@ -10,12 +10,13 @@ export interface TrackingOptions {
 }
 
 /**
- * An `<a>` tag's `href` attribute (not `data-href`: the name follows whitespace) holding an absolute http(s)
- * URL, double-quoted, single-quoted (each may contain the other quote) or unquoted; the whitespace a browser
- * strips around a URL may surround it inside the quotes.
+ * An `<a>` tag's `href` attribute (not `data-href`: the name follows whitespace), double-quoted, single-quoted
+ * (each may contain the other quote) or unquoted. Whether it holds an absolute http(s) URL is decided on the
+ * value, trimmed as a browser trims it: in the pattern, optional spaces around a lazy URL made a run of spaces
+ * inside the quotes cost quadratic time.
  */
-const ANCHOR_HREF =
-  /(<a\b[^>]*?\shref\s*=\s*)(?:"\s*(https?:\/\/[^"]*?)\s*"|'\s*(https?:\/\/[^']*?)\s*'|(https?:\/\/[^\s"'<>`]+))/gi;
+const ANCHOR_HREF = /(<a\b[^>]*?\shref\s*=\s*)(?:"([^"]*)"|'([^']*)'|([^\s"'<>`]+))/gi;
+const HTTP_URL = /^https?:\/\//i;
 
 /** Comments blanked out (same length), so a `</body>` inside one is not taken for the document's. */
 const withoutComments = (html: string): string =>
@@ -32,8 +33,9 @@ export function injectTracking(html: string, opts: TrackingOptions): string {
   const withLinks =
     opts.clicks === false
       ? html
-      : html.replace(ANCHOR_HREF, (_m, head: string, dq?: string, sq?: string, bare?: string) => {
-          const url = (dq ?? sq ?? bare)!;
+      : html.replace(ANCHOR_HREF, (m: string, head: string, dq?: string, sq?: string, bare?: string) => {
+          const url = (dq ?? sq ?? bare)!.trim();
+          if (!HTTP_URL.test(url)) return m;
           // The URL a browser would follow: the attribute's character references decoded as HTML does it
           // (`&amp;`, `&#38;`, `&#x26;`, `&quot;`…; `&copy=` in a query stays as written).
           const tracked = clickUrl(opts.baseUrl, opts.secret, opts.activityId, decodeHTMLAttribute(url));

@@ -66,11 +66,17 @@ describe("renderTemplate (spec section 2 syntax)", () => {
     expect(performance.now() - t).toBeLessThan(2000);
   });
 
-  it("reads identifiers in any script, and keeps loops nested too deep as text", () => {
+  it("reads identifiers in any script, and keeps loops nested too deep as text, pairing the rest", () => {
     expect(renderTemplate("{unicodé} {名前}", { unicodé: "u", 名前: "n" }).text).toBe("u n");
-    const deep = "{{#each a}}".repeat(40) + "x" + "{{/each}}".repeat(40);
-    const nested = (n: number): unknown => (n === 0 ? [1] : [{ a: nested(n - 1) }]);
-    expect(() => renderTemplate(deep, { a: nested(40) })).not.toThrow();
+    const nested = (n: number): unknown => (n === 0 ? [{ x: "X" }] : [{ a: nested(n - 1) }]);
+    const deep = "{{#each a}}".repeat(33) + "{x}" + "{{/each}}" + "|" + "{{/each}}".repeat(32);
+    // 32 loops run; the 33rd opener and the first closer stay text, inside the innermost loop
+    expect(renderTemplate(deep, { a: nested(31), x: "top" }).text).toBe("{{#each a}}X{{/each}}|");
+  });
+
+  it("a huge unclosed loop is text, whatever the size of what follows it", () => {
+    const t = "{{#each a}}" + "{x}".repeat(200_000);
+    expect(renderTemplate(t, { x: "y", a: [1] }).text).toBe("{{#each a}}" + "y".repeat(200_000));
   });
 
   it("leaves CSS and JSON braces untouched", () => {
@@ -118,9 +124,12 @@ describe("rendering limits", () => {
     expect(exact.text).toHaveLength(MAX_RENDERED_LENGTH);
   });
 
-  it("bounds the work of nested loops, even when they write nothing", () => {
+  it("bounds the work of nested loops, also when their bodies are empty", () => {
     const list = Array.from({ length: 1000 }, () => 1);
     const t = "{{#each a}}{{#each a}}{{#each a}}{x}{{/each}}{{/each}}{{/each}}";
     expect(() => renderTemplate(t, { a: list })).toThrow("its loops take more than 5,000,000 steps");
+    const empty = "{{#each a}}{{#each a}}{{/each}}{{/each}}";
+    const many = Array.from({ length: 20_000 }, () => 1);
+    expect(() => renderTemplate(empty, { a: many })).toThrow("its loops take more than 5,000,000 steps");
   });
 });

@@ -53,11 +53,17 @@ function parseTemplate(input: string): Node[] {
   const open: { loop: Loop; opener: string; parent: Node[] }[] = [];
   let nodes = root;
   let last = 0;
+  // Openers past MAX_LOOP_DEPTH kept as text: as many closers after them are text too, so the rest pair up.
+  let tooDeep = 0;
   for (const m of input.matchAll(TOKEN)) {
     if (m.index > last) nodes.push(input.slice(last, m.index));
     last = m.index + m[0].length;
     if (m[1] !== undefined && open.length >= MAX_LOOP_DEPTH) {
       nodes.push(m[0]);
+      tooDeep++;
+    } else if (m[2] !== undefined && tooDeep > 0) {
+      nodes.push(m[0]);
+      tooDeep--;
     } else if (m[1] !== undefined) {
       const loop: Loop = { list: m[1], body: [] };
       open.push({ loop, opener: m[0], parent: nodes });
@@ -79,7 +85,8 @@ function parseTemplate(input: string): Node[] {
   // Unclosed loops, innermost first: the opener is text and what followed it belongs to the enclosing level.
   for (let i = open.length - 1; i >= 0; i--) {
     const { loop, opener, parent } = open[i]!;
-    parent.push(opener, ...loop.body);
+    parent.push(opener);
+    for (const node of loop.body) parent.push(node); // not a spread: a body can hold more nodes than arguments
   }
   return root;
 }
@@ -125,18 +132,25 @@ export function renderTemplate(
     return variable(name);
   };
 
+  const step = (): void => {
+    if (++steps > MAX_RENDER_STEPS)
+      throw new RenderLimitError(
+        `too much to render: its loops take more than ${MAX_RENDER_STEPS.toLocaleString("en-US")} steps`,
+      );
+  };
   const render = (nodes: readonly Node[], scope: Scope | null): void => {
     for (const node of nodes) {
-      if (++steps > MAX_RENDER_STEPS)
-        throw new RenderLimitError(
-          `too much to render: its loops take more than ${MAX_RENDER_STEPS.toLocaleString("en-US")} steps`,
-        );
+      step();
       if (typeof node === "string") {
         emit(node);
       } else if ("list" in node) {
         const list = scope ? resolve(node.list, scope) : variable(node.list);
         if (!Array.isArray(list)) continue;
-        list.forEach((item: unknown, index) => render(node.body, { item, index, parent: scope }));
+        list.forEach((item: unknown, index) => {
+          // every iteration is a step, also of a loop whose body is empty
+          step();
+          render(node.body, { item, index, parent: scope });
+        });
       } else {
         const value = resolve(node.name, scope);
         const missing = value === undefined || value === null || value === "";
