@@ -1,9 +1,15 @@
 import { Router } from "express";
 import { AppError, ErrorCode, parseInput } from "@emailsvc/http";
-import { createProject, decryptSecret, regenerateApiKey, type Db } from "@emailsvc/db";
+import {
+  createProject,
+  decryptSecret,
+  insertOutboxRows,
+  regenerateApiKey,
+  withTransaction,
+  type Db,
+} from "@emailsvc/db";
 import { z } from "zod";
 import { Exchanges, makeEnvelope } from "@emailsvc/contracts";
-import { insertOutboxRows } from "@emailsvc/db";
 import {
   addSenderSchema,
   createProjectSchema,
@@ -64,6 +70,9 @@ async function findProject(db: Db, projectId: string): Promise<ProjectRow> {
 }
 
 /** Internal admin API: projects, keys, templates and local verified senders. Guarded by adminAuth. */
+/** Delivery states that no attempt follows: only these can be sent again. */
+const FINISHED_DELIVERY = new Set(["succeeded", "exhausted", "skipped"]);
+
 export function adminRouter(deps: AdminDeps): Router {
   const { db } = deps;
   const r = Router();
@@ -207,59 +216,58 @@ export function adminRouter(deps: AdminDeps): Router {
   // a fresh attempt budget and its original event id on the bus; the webhook-dispatcher re-sends the stored body.
   r.post("/webhook-deliveries/:deliveryId/redeliver", async (req, res) => {
     const id = req.params.deliveryId;
-    // Only a finished delivery is sent again (one still being retried would get a second, parallel series of
-    // attempts), and only when the project has a URL for its mode now (it would otherwise wait for ever).
-    const row = uuid.safeParse(id).success
-      ? (
-          await db.pool.query<{
-            event_id: string;
-            event: string;
-            project_id: string;
-            body: string;
-            is_test: boolean;
-            prior_status: string;
-            has_url: boolean;
-          }>(
-            `WITH cur AS (
-               SELECT d.id, d.status,
-                      COALESCE(CASE WHEN d.is_test THEN p.webhook_url_dev ELSE p.webhook_url END, '') <> '' AS has_url
-                 FROM webhook_deliveries d JOIN projects p ON p.id = d.project_id
-                WHERE d.id = $1 FOR UPDATE OF d
-             ), upd AS (
-               UPDATE webhook_deliveries d SET status = 'pending', attempts = 0, next_attempt_at = NULL, updated_at = now()
-                 FROM cur WHERE d.id = cur.id AND cur.has_url AND cur.status IN ('succeeded', 'exhausted', 'skipped')
-               RETURNING d.id
-             )
-             SELECT d.event_id, d.event, d.project_id, d.body, d.is_test, cur.status AS prior_status, cur.has_url
-               FROM cur JOIN webhook_deliveries d ON d.id = cur.id`,
-            [id],
-          )
-        ).rows[0]
-      : undefined;
-    if (!row) throw new AppError(ErrorCode.NOT_FOUND, "Webhook delivery not found");
-    if (!row.has_url)
-      throw new AppError(
-        ErrorCode.CONFLICT,
-        `The project has no ${row.is_test ? "webhook_url_dev" : "webhook_url"} to deliver to`,
+    if (!uuid.safeParse(id).success) throw new AppError(ErrorCode.NOT_FOUND, "Webhook delivery not found");
+    // One transaction: the delivery goes back to `pending` only together with the event that re-sends it.
+    await withTransaction(db.pool, async (c) => {
+      const row = (
+        await c.query<{
+          event_id: string;
+          event: string;
+          project_id: string;
+          body: string;
+          is_test: boolean;
+          status: string;
+          has_url: boolean;
+        }>(
+          `SELECT d.event_id, d.event, d.project_id, d.body, d.is_test, d.status,
+                  COALESCE(CASE WHEN d.is_test THEN p.webhook_url_dev ELSE p.webhook_url END, '') <> '' AS has_url
+             FROM webhook_deliveries d JOIN projects p ON p.id = d.project_id
+            WHERE d.id = $1 FOR UPDATE OF d`,
+          [id],
+        )
+      ).rows[0];
+      if (!row) throw new AppError(ErrorCode.NOT_FOUND, "Webhook delivery not found");
+      // Only when the project has a URL for the mode now (it would otherwise wait for ever), and only a
+      // finished delivery (one still being retried would get a second, parallel series of attempts).
+      if (!row.has_url)
+        throw new AppError(
+          ErrorCode.CONFLICT,
+          `The project has no ${row.is_test ? "webhook_url_dev" : "webhook_url"} to deliver to`,
+        );
+      if (!FINISHED_DELIVERY.has(row.status))
+        throw new AppError(
+          ErrorCode.CONFLICT,
+          `Webhook delivery is still being delivered (${row.status}); it can be sent again once it is finished`,
+        );
+      await c.query(
+        "UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = NULL, updated_at = now() WHERE id = $1",
+        [id],
       );
-    if (!["succeeded", "exhausted", "skipped"].includes(row.prior_status))
-      throw new AppError(
-        ErrorCode.CONFLICT,
-        `Webhook delivery is still being delivered (${row.prior_status}); it can be sent again once it is finished`,
-      );
-    const activityId = (JSON.parse(row.body) as { data?: { activity_id?: string } }).data?.activity_id ?? "";
-    const envelope = {
-      ...makeEnvelope(
-        "email.delivered",
-        { activityId, projectId: row.project_id, isTest: row.is_test },
-        { projectId: row.project_id },
-      ),
-      id: row.event_id,
-      type: row.event,
-    };
-    await insertOutboxRows(db.pool, [
-      { exchange: Exchanges.emailEvents, routingKey: row.event, payload: envelope },
-    ]);
+      const activityId =
+        (JSON.parse(row.body) as { data?: { activity_id?: string } }).data?.activity_id ?? "";
+      const envelope = {
+        ...makeEnvelope(
+          "email.delivered",
+          { activityId, projectId: row.project_id, isTest: row.is_test },
+          { projectId: row.project_id },
+        ),
+        id: row.event_id,
+        type: row.event,
+      };
+      await insertOutboxRows(c, [
+        { exchange: Exchanges.emailEvents, routingKey: row.event, payload: envelope },
+      ]);
+    });
     deps.kickOutbox?.();
     res.json({ success: true, delivery_id: id, status: "pending" });
   });

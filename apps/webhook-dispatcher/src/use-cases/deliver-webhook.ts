@@ -151,6 +151,14 @@ async function loadOrCreate(
   return existing.rows[0] ? { delivery: existing.rows[0], keyCiphertext, url } : null;
 }
 
+/** The project has no URL for the delivery's mode (any more): no attempt follows, it ends as `skipped`. */
+async function skipDelivery(db: Db, eventId: string): Promise<void> {
+  await db.pool.query(
+    "UPDATE webhook_deliveries SET status = 'skipped', next_attempt_at = NULL, updated_at = now() WHERE event_id = $1 AND kind = 'outbound' AND status IN ('pending', 'failed')",
+    [eventId],
+  );
+}
+
 /**
  * One delivery attempt of an email event to the project's webhook URL as it is now (live → webhook_url, test →
  * webhook_url_dev; never a fallback to the other), only to an address `allowAddress` allows. An event with no URL for its mode is delivered nowhere: with
@@ -168,10 +176,7 @@ export async function deliverWebhook(
     if (!(await deps.destinations.urlFor(payload.projectId, payload.isTest))) {
       // Rare: events are published only for projects with a URL. One stored before the URL was removed
       // (a retry, a re-send) ends here, not `failed` or `pending` for ever.
-      await deps.db.pool.query(
-        "UPDATE webhook_deliveries SET status = 'skipped', next_attempt_at = NULL, updated_at = now() WHERE event_id = $1 AND kind = 'outbound' AND status IN ('pending', 'failed')",
-        [eventId],
-      );
+      await skipDelivery(deps.db, eventId);
       return "done";
     }
   }
@@ -181,10 +186,7 @@ export async function deliverWebhook(
   if (FINAL.has(d.status)) return "done";
   const url = loaded.url;
   if (!url) {
-    await deps.db.pool.query(
-      "UPDATE webhook_deliveries SET status = 'skipped', next_attempt_at = NULL, updated_at = now() WHERE id = $1",
-      [d.id],
-    );
+    await skipDelivery(deps.db, eventId);
     return "done";
   }
   const key = loaded.keyCiphertext ? decryptSecret(loaded.keyCiphertext, deps.encryptionKey) : null;
