@@ -21,7 +21,7 @@ let serving: ConsumerHandle;
 let p: TestProject;
 
 /** What the fake worker answers for each activity; `silent` never answers (the caller times out). */
-let behaviour: "sent" | "provider" | "timeout" | "permanent" | "silent" | "throw" = "sent";
+let behaviour: "sent" | "provider" | "transient" | "timeout" | "permanent" | "silent" | "throw" = "sent";
 const requests: { activityId: string; projectId: string | null }[] = [];
 
 beforeAll(async () => {
@@ -351,8 +351,10 @@ describe("sending through the send-worker RPC", () => {
     ["permanent", 0],
     // The worker failed before claiming it: still queued, cancelled, never sent.
     ["throw", 0],
-    // The outcome of a provider timeout is unknown: the email may have gone out, so it still counts.
+    // The outcome of a provider timeout, or of an error without a usable answer, is unknown: the email may
+    // have gone out, so it still counts.
     ["timeout", 1],
+    ["transient", 1],
     ["sent", 1],
   ] as const)(
     "worker answer %s: the quota and total_sent keep %i (what the provider refused is given back)",

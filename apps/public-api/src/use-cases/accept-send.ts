@@ -74,7 +74,8 @@ export interface AcceptedActivity {
 }
 
 export type AcceptResult =
-  | { kind: "accepted"; emailMessageId: string; activities: AcceptedActivity[] }
+  /** `period`: the quota month the send was counted in. */
+  | { kind: "accepted"; emailMessageId: string; activities: AcceptedActivity[]; period: string }
   /** Another request with the same Idempotency-Key already committed: answer with its response. */
   | { kind: "replay"; response: StoredResponse }
   /** `gates` refused (unverified sender or a suppressed address): nothing was written. */
@@ -165,6 +166,7 @@ ${gateCheck(SEND_GATES)}`;
 export async function acceptSend(db: Db, input: AcceptSendInput): Promise<AcceptResult> {
   // In recipient order: the first recipient's activity carries the message's cc and bcc (send-worker).
   const activityIds = timeOrderedUuids(input.recipients.length);
+  const period = usagePeriod();
   const { projectId } = input;
   const withTokens = input.replyTokens && projectId !== null;
   const idem = projectId ? input.idempotency : undefined;
@@ -203,7 +205,7 @@ export async function acceptSend(db: Db, input: AcceptSendInput): Promise<Accept
     idem?.fingerprint ?? null,
     idem?.response.status ?? null,
     idem ? JSON.stringify(idem.response.body) : null,
-    usagePeriod(),
+    period,
     input.recipients.length,
     counted,
     MONTHLY_QUOTA,
@@ -243,5 +245,6 @@ export async function acceptSend(db: Db, input: AcceptSendInput): Promise<Accept
     kind: "accepted",
     emailMessageId: input.emailMessageId,
     activities: activityIds.map((id, i) => ({ id, recipient: input.recipients[i]! })),
+    period,
   };
 }

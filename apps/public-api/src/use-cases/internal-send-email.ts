@@ -141,7 +141,7 @@ export async function internalSendEmail(
   if (accepted.kind !== "accepted") throw new Error("unreachable: internal sends carry no idempotency key");
   if (schedule) return scheduledResponse(scheduledSendId!, schedule);
 
-  const sent = await sendNow(deps, projectId, accepted.activities, ctx.correlationId);
+  const sent = await sendNow(deps, projectId, accepted, ctx.correlationId);
   return {
     status: 200,
     body: {

@@ -7,12 +7,14 @@ import {
 } from "@emailsvc/contracts";
 import { AppError, ErrorCode } from "@emailsvc/http";
 import { RpcTimeoutError } from "@emailsvc/messaging";
-import { usagePeriod, type AcceptedActivity } from "./accept-send";
+import type { AcceptedActivity } from "./accept-send";
 import type { SendDeps } from "./send-deps";
 
 export const MSG_PROVIDER_TIMEOUT = "Timed out waiting for the email provider";
 
-type Outcome = { ok: true; reply: EmailSendRpcReply } | { ok: false; timeout: boolean; error: string };
+/** `refused`: the provider said no, so the email was certainly not sent (given back to the quota). */
+type Outcome =
+  { ok: true; reply: EmailSendRpcReply } | { ok: false; timeout: boolean; refused: boolean; error: string };
 
 async function callWorker(
   deps: SendDeps,
@@ -31,19 +33,31 @@ async function callWorker(
     });
     const parsed = emailSendRpcReply.safeParse(raw);
     if (!parsed.success)
-      return { ok: false, timeout: false, error: "the send-worker answered with an invalid reply" };
+      return {
+        ok: false,
+        timeout: false,
+        refused: false,
+        error: "the send-worker answered with an invalid reply",
+      };
     const reply = parsed.data;
     if (reply.status === "sent" && reply.providerMessageId) return { ok: true, reply };
     return {
       ok: false,
       timeout: reply.errorKind === "timeout",
+      refused: reply.errorKind === "provider" || reply.errorKind === "permanent",
       error: reply.error ?? `email ${reply.status}`,
     };
   } catch (err) {
     // No answer in time (worker down, busy or the provider slow): the caller is told 504.
-    if (err instanceof RpcTimeoutError) return { ok: false, timeout: true, error: MSG_PROVIDER_TIMEOUT };
+    if (err instanceof RpcTimeoutError)
+      return { ok: false, timeout: true, refused: false, error: MSG_PROVIDER_TIMEOUT };
     deps.logger.error({ err, activityId }, "send RPC failed");
-    return { ok: false, timeout: false, error: "the send-worker could not process the email" };
+    return {
+      ok: false,
+      timeout: false,
+      refused: false,
+      error: "the send-worker could not process the email",
+    };
   }
 }
 
@@ -76,9 +90,10 @@ UPDATE projects SET total_sent = GREATEST(total_sent - n.n, 0) FROM n WHERE id =
 export async function sendNow(
   deps: SendDeps,
   projectId: string | null,
-  activities: readonly AcceptedActivity[],
+  accepted: { activities: readonly AcceptedActivity[]; period: string },
   correlationId?: string,
 ): Promise<{ providerMessageIds: string[] }> {
+  const { activities, period } = accepted;
   const outcomes = await Promise.all(activities.map((a) => callWorker(deps, projectId, a.id, correlationId)));
   const failures = outcomes.filter((o): o is Extract<Outcome, { ok: false }> => !o.ok);
   if (failures.length === 0)
@@ -86,14 +101,19 @@ export async function sendNow(
       providerMessageIds: outcomes.map((o) => (o as Extract<Outcome, { ok: true }>).reply.providerMessageId!),
     };
 
-  // Failed for sure (the provider refused it, not a timeout whose outcome is unknown) or never handed over:
-  const refusedIds = activities.filter((_a, i) => !outcomes[i]!.ok && !outcomes[i]!.timeout).map((a) => a.id);
+  // Refused for sure (not a timeout or a provider error whose outcome is unknown), or never handed over:
+  const refusedIds = activities
+    .filter((_a, i) => {
+      const o = outcomes[i]!;
+      return !o.ok && o.refused;
+    })
+    .map((a) => a.id);
   await deps.db.pool.query(CANCEL_UNSENT_SQL, [
     activities.map((a) => a.id),
     "not sent: the synchronous send failed or timed out",
     refusedIds,
     projectId,
-    usagePeriod(),
+    period,
   ]);
   const timeout = failures.find((f) => f.timeout);
   if (timeout) throw new AppError(ErrorCode.PROVIDER_TIMEOUT, MSG_PROVIDER_TIMEOUT);

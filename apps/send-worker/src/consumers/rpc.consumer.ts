@@ -30,7 +30,8 @@ export function rpcConsumer(deps: SendActivityDeps) {
         activityId,
         status: "failed",
         error: o.message,
-        errorKind: o.timeout ? "timeout" : "provider",
+        // no usable answer from the provider: whether it sent the email is unknown
+        errorKind: o.timeout ? "timeout" : "transient",
       };
     }
   };

@@ -22,8 +22,11 @@ export const emailSendRpcReply = z.looseObject({
   providerMessageId: z.string().optional(),
   /** User-safe reason when it failed. */
   error: z.string().optional(),
-  /** Why it failed: the internal POST /send-email maps provider → 502, timeout → 504, permanent → 502. */
-  errorKind: z.enum(["provider", "timeout", "permanent"]).optional(),
+  /**
+   * Why it failed: the internal POST /send-email maps provider (refused) → 502, transient (no usable answer,
+   * the outcome unknown) → 502, timeout → 504, permanent → 502.
+   */
+  errorKind: z.enum(["provider", "transient", "timeout", "permanent"]).optional(),
 });
 export type EmailSendRpcReply = z.infer<typeof emailSendRpcReply>;
 
