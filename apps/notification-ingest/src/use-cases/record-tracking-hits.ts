@@ -1,5 +1,5 @@
 import { Exchanges, makeEnvelope } from "@emailsvc/contracts";
-import { clientWebhookExistsSql, timeOrderedUuids, type Db } from "@emailsvc/db";
+import { clientWebhookExistsSql, timeOrderedUuid, type Db } from "@emailsvc/db";
 
 /** One open-pixel or click hit, as answered; `at` is when it arrived. */
 export interface TrackingHit {
@@ -126,7 +126,7 @@ export async function recordTrackingHits(db: Db, hits: readonly TrackingHit[]): 
       envelopeTemplate("email.opened"),
       envelopeTemplate("email.clicked"),
       Exchanges.emailEvents,
-      timeOrderedUuids(hits.length),
+      hits.map(() => timeOrderedUuid()),
     ],
   });
   return res.rows[0]?.events ?? 0;

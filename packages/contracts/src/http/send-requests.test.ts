@@ -16,6 +16,8 @@ describe("addresses", () => {
       "a\u0085b@x.org",
       "a\u2028b@x.org",
       "é@x.org",
+      ".a@x.org",
+      "a.@x.org",
       "a@b..com",
       "a@x.org.",
       "a@localhost",

@@ -31,11 +31,12 @@ export const SEND_LIMITS = {
 export const ALLOWED_ATTACHMENT_TYPES = ["application/pdf", "text/calendar"] as const;
 
 /**
- * RFC 5322 dot-atom text: ASCII letters, digits and `!#$%&'*+/=?^_\`{|}~.-`. No control characters, no
+ * RFC 5322 dot-atom text: ASCII letters, digits and `!#$%&'*+/=?^_\`{|}~.-`, dots only between them (not
+ * first, last or two in a row). No control characters, no
  * non-ASCII (SES has no SMTPUTF8: such a local part cannot be delivered, and C1 controls such as NEL are line
  * breaks to some readers), no quoted forms.
  */
-const LOCAL_PART = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~.-]{1,64}$/;
+const LOCAL_PART = /^(?!\.)[A-Za-z0-9!#$%&'*+/=?^_`{|}~.-]{1,64}(?<!\.)$/;
 const ASCII_LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
 
 /**
