@@ -45,6 +45,22 @@ export const notFoundHandler: RequestHandler = (_req, _res, next) => {
 };
 
 /**
+ * Mounted with `router.all(path, …)` after a path's routes: another method gets 405 with `Allow` (it was a 404
+ * while OPTIONS answered Express's plain-text `Allow`); OPTIONS gets 204 with `Allow`.
+ */
+export function methodNotAllowed(...allowed: string[]): RequestHandler {
+  const allow = allowed.join(", ");
+  return (req, res, next) => {
+    res.setHeader("Allow", allow);
+    if (req.method === "OPTIONS") {
+      res.status(204).end();
+      return;
+    }
+    next(new AppError(ErrorCode.METHOD_NOT_ALLOWED, "Method not allowed"));
+  };
+}
+
+/**
  * 415 for anything but JSON (spec 4.4: the internal send endpoint). Read from the header itself: `req.is()`
  * answers null for a request without a body, which turned a JSON request with no body into a 415.
  */

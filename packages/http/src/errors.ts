@@ -8,6 +8,7 @@ export const ErrorCode = {
   FORBIDDEN: "FORBIDDEN", // 403
   SENDER_NOT_VERIFIED: "SENDER_NOT_VERIFIED", // 403: spec 4.4, body carries `code`
   NOT_FOUND: "NOT_FOUND", // 404
+  METHOD_NOT_ALLOWED: "METHOD_NOT_ALLOWED", // 405: a known path asked with another method
   CONFLICT: "CONFLICT", // 409: already exists, or an idempotent request still in flight
   PAYLOAD_TOO_LARGE: "PAYLOAD_TOO_LARGE", // 413
   UNSUPPORTED_MEDIA_TYPE: "UNSUPPORTED_MEDIA_TYPE", // 415
@@ -27,6 +28,7 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   FORBIDDEN: 403,
   SENDER_NOT_VERIFIED: 403,
   NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
   CONFLICT: 409,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,

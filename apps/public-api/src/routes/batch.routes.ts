@@ -1,5 +1,5 @@
 import { Router, type Request } from "express";
-import { apiKeyAuth, getAuth, jsonBody, type ApiKeyLookup } from "@emailsvc/http";
+import { apiKeyAuth, getAuth, jsonBody, methodNotAllowed, type ApiKeyLookup } from "@emailsvc/http";
 import type { Logger } from "@emailsvc/observability";
 import { idempotency, idempotencyOf, sendReplay } from "../idempotency/idempotency.middleware";
 import type { IdempotencyStore } from "../idempotency/idempotency-store";
@@ -31,5 +31,6 @@ export function batchRouter(deps: {
       res.status(out.status).json(out.body);
     },
   );
+  r.all("/v1/send-batch", methodNotAllowed("POST"));
   return r;
 }

@@ -1,6 +1,13 @@
 import { Router } from "express";
 import { withTransaction, type Db } from "@emailsvc/db";
-import { apiKeyAuth, AppError, ErrorCode, getAuth, type ApiKeyLookup } from "@emailsvc/http";
+import {
+  apiKeyAuth,
+  AppError,
+  ErrorCode,
+  getAuth,
+  methodNotAllowed,
+  type ApiKeyLookup,
+} from "@emailsvc/http";
 import { usagePeriod } from "../use-cases/accept-send";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -98,5 +105,6 @@ export function scheduledSendsRouter(deps: { db: Db; lookupApiKey: ApiKeyLookup 
     }
     res.json({ success: true, scheduled_send_id: row.id, status: "cancelled", cancelled_emails: cancelled });
   });
+  r.all("/v1/scheduled-sends/:id", methodNotAllowed("GET", "HEAD", "DELETE"));
   return r;
 }

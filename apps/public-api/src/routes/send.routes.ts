@@ -1,5 +1,12 @@
 import { Router, type Request, type Response } from "express";
-import { apiKeyAuth, getAuth, jsonBody, requireJson, type ApiKeyLookup } from "@emailsvc/http";
+import {
+  apiKeyAuth,
+  getAuth,
+  jsonBody,
+  methodNotAllowed,
+  requireJson,
+  type ApiKeyLookup,
+} from "@emailsvc/http";
 import type { Logger } from "@emailsvc/observability";
 import { idempotency, idempotencyOf, sendReplay } from "../idempotency/idempotency.middleware";
 import type { IdempotencyStore } from "../idempotency/idempotency-store";
@@ -45,6 +52,7 @@ export function v1SendRouter(deps: V1SendRoutesDeps): Router {
     const ctx = { auth: getAuth(res), idempotency: idempotencyOf(res), correlationId: correlationIdOf(req) };
     respond(res, await sendTemplateEmail(deps.send, ctx, req.body));
   });
+  r.all(["/v1/send-email", "/v1/send-template-email"], methodNotAllowed("POST"));
   return r;
 }
 
