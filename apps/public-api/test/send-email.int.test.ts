@@ -1,5 +1,6 @@
 // POST /v1/send-email (spec 4.1, 5, 7, 8). Real: PostgreSQL, RabbitMQ (outbox relay → a test queue bound to
 // email.commands), Redis, s3rver. Faked: nothing; no send-worker runs, so activities stay `queued`.
+import { randomUUID } from "node:crypto";
 import request from "supertest";
 import { MSG_SEND_EMAIL_MISSING } from "@emailsvc/contracts";
 import { MSG_INVALID_KEY_PREFIX, MSG_INVALID_OR_MISSING_KEY } from "@emailsvc/http";
@@ -66,6 +67,25 @@ describe("authentication (spec 5)", () => {
     expect(prefix.body.error).toBe("Invalid API key prefix. Expected sk_proj_*, sk_live_* or sk_test_*.");
     expect(MSG_INVALID_KEY_PREFIX).toBe(prefix.body.error);
     expect(await messagesOf(p.projectId)).toBe(0);
+  });
+
+  it("405 with Allow for another method on a known path; 404 for an unknown one", async () => {
+    const cases: [string, "get" | "put" | "patch" | "post", string][] = [
+      ["/v1/send-email", "get", "POST"],
+      ["/v1/send-template-email", "put", "POST"],
+      ["/v1/send-batch", "get", "POST"],
+      [`/v1/scheduled-sends/${randomUUID()}`, "post", "GET, HEAD, DELETE"],
+    ];
+    for (const [path, method, allow] of cases) {
+      const res = await request(h.app)[method](path).set(bearer(p.liveKey));
+      expect({ path, status: res.status, allow: res.headers.allow, body: res.body }).toEqual({
+        path,
+        status: 405,
+        allow,
+        body: { success: false, error: "Method not allowed" },
+      });
+    }
+    expect((await request(h.app).get("/v1/nothing-here")).status).toBe(404);
   });
 });
 
