@@ -3,7 +3,7 @@
 import { randomUUID } from "node:crypto";
 import request from "supertest";
 import { Queues, type EmailSendRpcReply } from "@emailsvc/contracts";
-import { createBroker, type Broker, type ConsumerHandle } from "@emailsvc/messaging";
+import { BrokerUnavailableError, createBroker, type Broker, type ConsumerHandle } from "@emailsvc/messaging";
 import {
   makeProject,
   PDF_BYTES,
@@ -364,6 +364,28 @@ describe("sending through the send-worker RPC", () => {
       expect(await counters()).toEqual({ total: kept, live: kept });
     },
   );
+
+  it("500 at once when the broker is unreachable: nothing sent, nothing counted", async () => {
+    const rpcCall = h.deps.broker.rpcCall;
+    h.deps.broker.rpcCall = () =>
+      Promise.reject(new BrokerUnavailableError("the message broker is unreachable"));
+    try {
+      const res = await post(minimal(), withProject());
+      expect(res.status).toBe(500);
+      expect(res.body).toEqual({
+        success: false,
+        error: "Email not sent: the message broker is unavailable; try again",
+      });
+      expect(requests).toHaveLength(0);
+      const a = await h.deps.db.pool.query("SELECT status FROM activities WHERE project_id = $1", [
+        p.projectId,
+      ]);
+      expect(a.rows).toEqual([{ status: "cancelled" }]);
+      expect(await counters()).toEqual({ total: 0, live: 0 });
+    } finally {
+      h.deps.broker.rpcCall = rpcCall;
+    }
+  });
 
   it("504 when the worker does not answer in time; the still-queued activity is cancelled so it is never sent late", async () => {
     behaviour = "silent";

@@ -51,6 +51,11 @@ export class BrokerClosedError extends Error {
   override name = "BrokerClosedError";
 }
 
+/** No connection to RabbitMQ right now: a call that needs one fails at once instead of waiting it out. */
+export class BrokerUnavailableError extends Error {
+  override name = "BrokerUnavailableError";
+}
+
 /** Permanent errors and anything explicitly retryable decide the consumer's path; everything else retries. */
 export function isPermanent(err: unknown): boolean {
   return err instanceof PermanentError;

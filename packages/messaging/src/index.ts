@@ -5,6 +5,7 @@ export { distinctDelays, retryDelayFor, declareTopology } from "./declare-topolo
 export { ATTEMPT_HEADER, decodeEnvelope } from "./codec";
 export {
   BrokerClosedError,
+  BrokerUnavailableError,
   PermanentError,
   PublishTimeoutError,
   RetryableError,

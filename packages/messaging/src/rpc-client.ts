@@ -4,7 +4,13 @@ import type { Channel, ConsumeMessage, Message } from "amqplib";
 import type { Envelope } from "@emailsvc/contracts";
 import { guardChannel } from "./channel-guard";
 import { encodeEnvelope, envelopeProperties } from "./codec";
-import { BrokerClosedError, RpcNoRouteError, RpcRemoteError, RpcTimeoutError } from "./errors";
+import {
+  BrokerClosedError,
+  BrokerUnavailableError,
+  RpcNoRouteError,
+  RpcRemoteError,
+  RpcTimeoutError,
+} from "./errors";
 import { errorFields, type MessagingLogger } from "./logger";
 import { DIRECT_REPLY_TO, decodeReply } from "./rpc-protocol";
 
@@ -75,6 +81,10 @@ export function createRpcClient(deps: {
   return {
     call<R>(exchange: string, routingKey: string, envelope: Envelope, opts: RpcCallOptions): Promise<R> {
       if (closed) return Promise.reject(new BrokerClosedError("broker closed"));
+      // Disconnected: the request would only wait in the channel's buffer until the caller's deadline, and the
+      // caller would report a timeout of a worker that was never asked.
+      if (!deps.manager.isConnected())
+        return Promise.reject(new BrokerUnavailableError("the message broker is unreachable"));
       const correlationId = randomUUID();
       return new Promise<R>((resolve, reject) => {
         const finish = (): void => {

@@ -1,7 +1,14 @@
 // Real: RabbitMQ (own vhost), direct reply-to. Faked: the send-worker's work (a handler returning a status).
 import { randomUUID } from "node:crypto";
 import { Exchanges, Queues, RoutingKeys, makeEnvelope, type EmailSendRpcReply } from "@emailsvc/contracts";
-import { RpcNoRouteError, RpcRemoteError, RpcTimeoutError, type Broker, type ConsumerHandle } from "../src";
+import {
+  BrokerUnavailableError,
+  RpcNoRouteError,
+  RpcRemoteError,
+  RpcTimeoutError,
+  type Broker,
+  type ConsumerHandle,
+} from "../src";
 import { makeBroker } from "./helpers";
 
 const projectId = randomUUID();
@@ -86,4 +93,18 @@ test("a routing key nobody serves fails fast with RpcNoRouteError", async () => 
     client.rpcCall(Exchanges.emailCommands, "email.nobody-listens", request("x"), { timeoutMs: 3000 }),
   ).rejects.toBeInstanceOf(RpcNoRouteError);
   expect(Date.now() - started).toBeLessThan(1000);
+});
+
+test("without a broker connection a call fails at once, not after its deadline", async () => {
+  // Port 1 on loopback: nothing listens, as while RabbitMQ is down.
+  const offline = makeBroker("test-rpc-offline", { url: "amqp://guest:guest@127.0.0.1:1" });
+  try {
+    const started = Date.now();
+    await expect(
+      offline.rpcCall(Exchanges.emailCommands, RoutingKeys.emailSendRpc, request("x"), { timeoutMs: 5000 }),
+    ).rejects.toBeInstanceOf(BrokerUnavailableError);
+    expect(Date.now() - started).toBeLessThan(1000);
+  } finally {
+    await offline.close();
+  }
 });

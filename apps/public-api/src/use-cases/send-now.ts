@@ -6,15 +6,20 @@ import {
   type EmailSendRpcReply,
 } from "@emailsvc/contracts";
 import { AppError, ErrorCode } from "@emailsvc/http";
-import { RpcTimeoutError } from "@emailsvc/messaging";
+import { BrokerUnavailableError, RpcTimeoutError } from "@emailsvc/messaging";
 import type { AcceptedActivity } from "./accept-send";
 import type { SendDeps } from "./send-deps";
 
 export const MSG_PROVIDER_TIMEOUT = "Timed out waiting for the email provider";
+export const MSG_BROKER_UNAVAILABLE = "Email not sent: the message broker is unavailable; try again";
 
-/** `refused`: the provider said no, so the email was certainly not sent (given back to the quota). */
+/**
+ * `refused`: the provider said no, so the email was certainly not sent (given back to the quota).
+ * `unavailable`: the worker was never asked (no broker connection).
+ */
 type Outcome =
-  { ok: true; reply: EmailSendRpcReply } | { ok: false; timeout: boolean; refused: boolean; error: string };
+  | { ok: true; reply: EmailSendRpcReply }
+  | { ok: false; timeout: boolean; refused: boolean; unavailable?: boolean; error: string };
 
 async function callWorker(
   deps: SendDeps,
@@ -51,6 +56,8 @@ async function callWorker(
     // No answer in time (worker down, busy or the provider slow): the caller is told 504.
     if (err instanceof RpcTimeoutError)
       return { ok: false, timeout: true, refused: false, error: MSG_PROVIDER_TIMEOUT };
+    if (err instanceof BrokerUnavailableError)
+      return { ok: false, timeout: false, refused: false, unavailable: true, error: MSG_BROKER_UNAVAILABLE };
     deps.logger.error({ err, activityId }, "send RPC failed");
     return {
       ok: false,
@@ -115,6 +122,8 @@ export async function sendNow(
     projectId,
     period,
   ]);
+  // Spec 7's 500 for the internal endpoint: neither the provider's failure (502) nor its timeout (504).
+  if (failures.some((f) => f.unavailable)) throw new AppError(ErrorCode.INTERNAL, MSG_BROKER_UNAVAILABLE);
   const timeout = failures.find((f) => f.timeout);
   if (timeout) throw new AppError(ErrorCode.PROVIDER_TIMEOUT, MSG_PROVIDER_TIMEOUT);
   const sentCount = outcomes.length - failures.length;
