@@ -99,3 +99,30 @@ describe("POST /admin/webhook-deliveries/:id/redeliver", () => {
     expect((await redeliver("not-a-uuid")).status).toBe(404);
   });
 });
+
+describe("senders and the delivery list", () => {
+  it("does not add as verified an address or domain another project has (409)", async () => {
+    const other = await makeProject(h.deps);
+    const res = await request(h.internal)
+      .post(`/admin/projects/${p.projectId}/senders`)
+      .set(TOKEN)
+      .send({ email: other.sender, name: "Thief" });
+    expect(res.status).toBe(409);
+    expect(res.body.error).toBe(`${other.sender} is already registered by another project`);
+    const ok = await request(h.internal)
+      .post(`/admin/projects/${p.projectId}/senders`)
+      .set(TOKEN)
+      .send({ email: "Mine@Example.ORG", name: "Me" });
+    expect(ok.status).toBe(201);
+    expect(ok.body.sender.sender_email).toBe("mine@example.org");
+  });
+
+  it("400 for a malformed project_id or an unknown status, instead of a 404 or an unfiltered list", async () => {
+    const list = (q: string) => request(h.internal).get(`/admin/webhook-deliveries?${q}`).set(TOKEN);
+    expect((await list(`project_id=${p.projectId}&status=bogus`)).status).toBe(400);
+    expect((await list(`project_id=${p.projectId}&status=pending&status=failed`)).status).toBe(400);
+    expect((await list("project_id=nope")).status).toBe(400);
+    const ok = await list(`project_id=${p.projectId}&status=exhausted`);
+    expect(ok.body).toEqual({ success: true, deliveries: [] });
+  });
+});

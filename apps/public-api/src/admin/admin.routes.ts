@@ -9,7 +9,7 @@ import {
   type Db,
 } from "@emailsvc/db";
 import { z } from "zod";
-import { Exchanges, makeEnvelope } from "@emailsvc/contracts";
+import { asciiDomainAddress, Exchanges, makeEnvelope } from "@emailsvc/contracts";
 import {
   addSenderSchema,
   createProjectSchema,
@@ -70,6 +70,15 @@ async function findProject(db: Db, projectId: string): Promise<ProjectRow> {
 }
 
 /** Internal admin API: projects, keys, templates and local verified senders. Guarded by adminAuth. */
+const DELIVERY_STATUSES = ["pending", "failed", "succeeded", "exhausted", "skipped"] as const;
+/** One project's deliveries, optionally of one status (each given once: a repeated parameter is an array). */
+const deliveryListQuery = z.object({
+  project_id: z.uuid({ error: "project_id must be a project UUID" }),
+  status: z
+    .enum(DELIVERY_STATUSES, { error: `status must be one of ${DELIVERY_STATUSES.join(", ")}` })
+    .optional(),
+});
+
 /** Delivery states that no attempt follows: only these can be sent again. */
 const FINISHED_DELIVERY = new Set(["succeeded", "exhausted", "skipped"]);
 
@@ -190,11 +199,24 @@ export function adminRouter(deps: AdminDeps): Router {
   r.post("/projects/:projectId/senders", async (req, res) => {
     const body = parseInput(addSenderSchema, req.body);
     const project = await findProject(db, req.params.projectId);
+    const email = asciiDomainAddress(body.email);
+    // The domain-service's ownership rule: an address (or its domain) another project has is not added here as
+    // verified, or that project's sender could be used by this one.
+    const taken = await db.pool.query(
+      `SELECT 1 FROM sender_profiles WHERE sender_email = $1 AND project_id <> $2 AND email_verified
+       UNION ALL SELECT 1 FROM email_identities WHERE sender_email = $1 AND project_id <> $2
+       UNION ALL SELECT 1 FROM domain_identities
+                  WHERE domain = split_part($1, '@', 2) AND project_id <> $2 AND deleted_at IS NULL
+       LIMIT 1`,
+      [email, project.id],
+    );
+    if (taken.rowCount)
+      throw new AppError(ErrorCode.CONFLICT, `${email} is already registered by another project`);
     const sender = await db.prisma.senderProfile.upsert({
-      where: { projectId_senderEmail: { projectId: project.id, senderEmail: body.email } },
+      where: { projectId_senderEmail: { projectId: project.id, senderEmail: email } },
       create: {
         projectId: project.id,
-        senderEmail: body.email,
+        senderEmail: email,
         senderName: body.name,
         emailVerified: true,
         active: true,
@@ -273,13 +295,12 @@ export function adminRouter(deps: AdminDeps): Router {
   });
 
   r.get("/webhook-deliveries", async (req, res) => {
-    const projectId = typeof req.query.project_id === "string" ? req.query.project_id : "";
-    const status = typeof req.query.status === "string" ? req.query.status : null;
+    const { project_id: projectId, status } = parseInput(deliveryListQuery, req.query);
     await findProject(db, projectId);
     const rows = await db.pool.query(
       `SELECT id, event_id, event, is_test, url, status, attempts, last_status_code, created_at, updated_at FROM webhook_deliveries
         WHERE project_id = $1 AND ($2::text IS NULL OR status = $2) ORDER BY created_at DESC LIMIT 200`,
-      [projectId, status],
+      [projectId, status ?? null],
     );
     res.json({ success: true, deliveries: rows.rows });
   });
