@@ -3,8 +3,13 @@
  * Run `pnpm admin --help` for the list.
  */
 import fs from "node:fs";
+import path from "node:path";
 import { Command } from "commander";
 import { call, resolveTarget } from "./client";
+
+/** A route with each interpolated value percent-encoded: an id like "../projects" stays one path segment. */
+const route = (parts: TemplateStringsArray, ...values: string[]): string =>
+  parts.reduce((out, part, i) => out + part + (i < values.length ? encodeURIComponent(values[i]!) : ""), "");
 
 const program = new Command("admin").description(
   "Manage projects, keys, templates and senders of a running stack",
@@ -27,7 +32,7 @@ projects
 projects.command("list").action(async () => print(await call(target(), "GET", "/projects")));
 projects
   .command("show <projectId>")
-  .action(async (id: string) => print(await call(target(), "GET", `/projects/${id}`)));
+  .action(async (id: string) => print(await call(target(), "GET", route`/projects/${id}`)));
 projects
   .command("set <projectId>")
   .description("set webhook URLs and default_timezone (pass an empty string to clear a URL)")
@@ -40,7 +45,7 @@ projects
   .action(async (id: string, o: Record<string, string | undefined>) => {
     const v = (x: string | undefined) => (x === undefined ? undefined : x === "" ? null : x);
     print(
-      await call(target(), "PATCH", `/projects/${id}`, {
+      await call(target(), "PATCH", route`/projects/${id}`, {
         name: o.name,
         webhook_url: v(o.webhookUrl),
         webhook_url_dev: v(o.webhookUrlDev),
@@ -54,20 +59,24 @@ projects
 const keys = program.command("keys").description("show or regenerate the live and test keys");
 keys
   .command("show <projectId>")
-  .action(async (id: string) => print(await call(target(), "GET", `/projects/${id}/keys`)));
+  .action(async (id: string) => print(await call(target(), "GET", route`/projects/${id}/keys`)));
 keys
   .command("regenerate <projectId> <mode>")
   .description("mode is live or test; the old key of that mode stops working at once")
   .action(async (id: string, mode: string) =>
-    print(await call(target(), "POST", `/projects/${id}/keys/${mode}/regenerate`)),
+    print(await call(target(), "POST", route`/projects/${id}/keys/${mode}/regenerate`)),
   );
 
 const templates = program.command("templates").description("create, update and list templates");
 templates
   .command("list <projectId>")
-  .action(async (id: string) => print(await call(target(), "GET", `/projects/${id}/templates`)));
+  .action(async (id: string) => print(await call(target(), "GET", route`/projects/${id}/templates`)));
+// `pnpm admin` runs inside tools/admin-cli; a relative path is read from where pnpm was started (INIT_CWD: the
+// repository root for the README commands), not from that package folder.
 const readHtml = (o: { html?: string; htmlFile?: string }) =>
-  o.htmlFile ? fs.readFileSync(o.htmlFile, "utf8") : o.html;
+  o.htmlFile
+    ? fs.readFileSync(path.resolve(process.env.INIT_CWD ?? process.cwd(), o.htmlFile), "utf8")
+    : o.html;
 templates
   .command("create <projectId>")
   .requiredOption("--name <name>")
@@ -81,7 +90,7 @@ templates
       o: { name: string; subject: string; html?: string; htmlFile?: string; text?: string },
     ) =>
       print(
-        await call(target(), "POST", `/projects/${id}/templates`, {
+        await call(target(), "POST", route`/projects/${id}/templates`, {
           name: o.name,
           subject: o.subject,
           html: readHtml(o),
@@ -103,7 +112,7 @@ templates
       o: { name?: string; subject?: string; html?: string; htmlFile?: string; text?: string },
     ) =>
       print(
-        await call(target(), "PUT", `/projects/${id}/templates/${tid}`, {
+        await call(target(), "PUT", route`/projects/${id}/templates/${tid}`, {
           name: o.name,
           subject: o.subject,
           html: readHtml(o),
@@ -121,21 +130,23 @@ webhooks
       await call(
         target(),
         "GET",
-        `/webhook-deliveries?project_id=${id}${o.status ? `&status=${o.status}` : ""}`,
+        route`/webhook-deliveries?project_id=${id}` + (o.status ? route`&status=${o.status}` : ""),
       ),
     ),
   );
 webhooks
   .command("redeliver <deliveryId>")
   .description("send a stored delivery again (for example one that exhausted its attempts)")
-  .action(async (id: string) => print(await call(target(), "POST", `/webhook-deliveries/${id}/redeliver`)));
+  .action(async (id: string) =>
+    print(await call(target(), "POST", route`/webhook-deliveries/${id}/redeliver`)),
+  );
 
 program
   .command("add-sender <projectId> <email>")
   .description("add a verified sender address (local use; production verifies through /domains)")
   .option("--name <name>", "display name", "Sender")
   .action(async (id: string, email: string, o: { name: string }) =>
-    print(await call(target(), "POST", `/projects/${id}/senders`, { email, name: o.name })),
+    print(await call(target(), "POST", route`/projects/${id}/senders`, { email, name: o.name })),
   );
 
 program.parseAsync(process.argv).catch((err: unknown) => {
