@@ -126,3 +126,31 @@ describe("senders and the delivery list", () => {
     expect(ok.body).toEqual({ success: true, deliveries: [] });
   });
 });
+
+describe("GET /admin/openapi.json", () => {
+  it("describes every admin route, with the error answers", async () => {
+    const res = await request(h.internal).get("/admin/openapi.json").set(TOKEN);
+    expect(res.status).toBe(200);
+    expect(Object.keys(res.body.paths)).toEqual(
+      expect.arrayContaining([
+        "/admin/projects",
+        "/admin/projects/{projectId}",
+        "/admin/projects/{projectId}/keys",
+        "/admin/projects/{projectId}/keys/{mode}/regenerate",
+        "/admin/projects/{projectId}/templates",
+        "/admin/projects/{projectId}/templates/{templateId}",
+        "/admin/projects/{projectId}/senders",
+        "/admin/webhook-deliveries",
+        "/admin/webhook-deliveries/{deliveryId}/redeliver",
+      ]),
+    );
+    expect(Object.keys(res.body.paths["/admin/projects/{projectId}/senders"].post.responses).sort()).toEqual([
+      "201",
+      "400",
+      "401",
+      "404",
+      "409",
+      "413",
+    ]);
+  });
+});

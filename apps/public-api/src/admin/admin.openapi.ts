@@ -13,6 +13,13 @@ const json = (schema: z.ZodType) => ({
   },
 });
 const ok = (description: string) => ({ description });
+/** The answers every route can give besides its success (body `{ success: false, error }`). */
+const errors = {
+  400: ok("invalid input"),
+  401: ok("missing or wrong admin token"),
+  404: ok("not found"),
+  413: ok("body too large"),
+};
 const projectId = {
   name: "projectId",
   in: "path",
@@ -22,7 +29,7 @@ const projectId = {
 
 /** OpenAPI 3.1 description of the admin API, with request bodies generated from the same zod schemas. */
 export function adminOpenApi() {
-  return {
+  const doc = {
     openapi: "3.1.0",
     info: { title: "Email service admin API (internal)", version: "1.0.0" },
     components: { securitySchemes: { adminToken: { type: "http", scheme: "bearer" } } },
@@ -52,7 +59,7 @@ export function adminOpenApi() {
       "/admin/projects/{projectId}/keys/{mode}/regenerate": {
         parameters: [
           projectId,
-          { name: "mode", in: "path", required: true, schema: { enum: ["live", "test"] } },
+          { name: "mode", in: "path", required: true, schema: { type: "string", enum: ["live", "test"] } },
         ],
         post: {
           summary: "Regenerate one mode's key; the previous key of that mode stops working at once",
@@ -84,9 +91,41 @@ export function adminOpenApi() {
         post: {
           summary: "Add a verified sender address (local use)",
           requestBody: json(addSenderSchema),
-          responses: { 201: ok("sender") },
+          responses: { 201: ok("sender"), 409: ok("the address or its domain belongs to another project") },
+        },
+      },
+      "/admin/webhook-deliveries": {
+        get: {
+          summary: "A project's latest 200 client webhook deliveries, optionally of one status",
+          parameters: [
+            { name: "project_id", in: "query", required: true, schema: { type: "string", format: "uuid" } },
+            {
+              name: "status",
+              in: "query",
+              required: false,
+              schema: { type: "string", enum: ["pending", "failed", "succeeded", "exhausted", "skipped"] },
+            },
+          ],
+          responses: { 200: ok("deliveries") },
+        },
+      },
+      "/admin/webhook-deliveries/{deliveryId}/redeliver": {
+        parameters: [
+          { name: "deliveryId", in: "path", required: true, schema: { type: "string", format: "uuid" } },
+        ],
+        post: {
+          summary: "Send a finished delivery again (the project needs a URL for its mode)",
+          responses: { 200: ok("pending again"), 409: ok("still being delivered, or no URL for its mode") },
         },
       },
     },
   };
+  for (const item of Object.values(doc.paths) as Record<string, unknown>[])
+    for (const op of Object.values(item))
+      if (op && typeof op === "object" && "responses" in op)
+        (op as { responses: Record<string, unknown> }).responses = {
+          ...errors,
+          ...(op as { responses: object }).responses,
+        };
+  return doc;
 }
