@@ -61,6 +61,28 @@ describe("project settings", () => {
   });
 });
 
+describe("project time zone and sender names", () => {
+  it("stores a time zone with its usual capitals and refuses an unknown one", async () => {
+    expect((await patch({ default_timezone: "europe/berlin" })).status).toBe(200);
+    const row = await h.deps.db.prisma.project.findUniqueOrThrow({ where: { id: p.projectId } });
+    expect(row.defaultTimezone).toBe("Europe/Berlin");
+    // only the case is corrected: a current name ICU would resolve to an old alias stays as chosen
+    expect((await patch({ default_timezone: "Asia/Kolkata" })).status).toBe(200);
+    const kolkata = await h.deps.db.prisma.project.findUniqueOrThrow({ where: { id: p.projectId } });
+    expect(kolkata.defaultTimezone).toBe("Asia/Kolkata");
+    expect((await patch({ default_timezone: "Mars/Olympus" })).status).toBe(400);
+  });
+
+  it("refuses a sender display name of more than one line", async () => {
+    const res = await request(h.internal)
+      .post(`/admin/projects/${p.projectId}/senders`)
+      .set(TOKEN)
+      .send({ email: "one@example.org", name: "Evil\r\nBcc: a@b.c" });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toContain("must be a single line");
+  });
+});
+
 describe("POST /admin/webhook-deliveries/:id/redeliver", () => {
   it("re-sends a finished delivery: pending again, attempts reset", async () => {
     await patch({ webhook_url: "https://hooks.example/live" });

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { canonicalIanaZone } from "../domain/scheduling/timezone";
 
 // Bodies of the internal admin API (the management surface the spec's dashboard provides).
 
@@ -14,15 +15,13 @@ const url = z
   ])
   .nullable()
   .optional();
-/** IANA zone name, validated by Intl so typos are refused at write time. */
-export const ianaZone = z.string().refine((tz) => {
-  try {
-    new Intl.DateTimeFormat("en-US", { timeZone: tz });
-    return true;
-  } catch {
-    return false;
-  }
-}, "must be an IANA time zone name");
+/** IANA zone name, validated by Intl so typos are refused at write time, stored in its canonical spelling. */
+export const ianaZone = z.string().transform((tz, ctx) => {
+  const canonical = canonicalIanaZone(tz);
+  if (canonical) return canonical;
+  ctx.addIssue({ code: "custom", message: "must be an IANA time zone name" });
+  return z.NEVER;
+});
 
 export const projectSettingsSchema = z.object({
   webhook_url: url,
@@ -54,5 +53,11 @@ export const updateTemplateSchema = templateSchema.partial();
 
 export const addSenderSchema = z.object({
   email: z.string().trim().toLowerCase().email(),
-  name: z.string().trim().min(1).max(200),
+  // a display name goes into From and Reply-To headers: one line
+  name: z
+    .string()
+    .trim()
+    .min(1)
+    .max(200)
+    .refine((n) => !/[\r\n\u2028\u2029]/.test(n), "must be a single line"),
 });

@@ -9,13 +9,19 @@ export type Zone =
 
 export class ZoneError extends Error {}
 
-function isIana(name: string): boolean {
+/**
+ * An IANA zone name with its usual capitals ("europe/berlin" → "Europe/Berlin"), or null when it is not one. Only
+ * the case is corrected: ICU resolves some current names to older aliases (Asia/Kolkata → Asia/Calcutta), and
+ * the name the client chose is kept.
+ */
+export function canonicalIanaZone(name: string): string | null {
+  let resolved: string;
   try {
-    new Intl.DateTimeFormat("en-US", { timeZone: name });
-    return true;
+    resolved = new Intl.DateTimeFormat("en-US", { timeZone: name }).resolvedOptions().timeZone;
   } catch {
-    return false;
+    return null;
   }
+  return resolved.toLowerCase() === name.toLowerCase() ? resolved : name;
 }
 
 const OFFSET = /^(?:(?:UTC|GMT)\s*)?([+-])(\d{1,2})(?::?(\d{2}))?$/i;
@@ -47,7 +53,8 @@ export function parseZone(input: string | number): Zone {
     const offsetMinutes = (m[1] === "-" ? -1 : 1) * (hours * 60 + minutes);
     return { kind: "fixed", offsetMinutes, label: text };
   }
-  if (isIana(text)) return { kind: "iana", name: text, label: text };
+  const iana = canonicalIanaZone(text);
+  if (iana) return { kind: "iana", name: iana, label: iana };
   throw new ZoneError(
     `Invalid timezone: "${text}" is not an IANA time zone, an offset like UTC+5:30 or +09:00, or a number of hours`,
   );
