@@ -108,7 +108,9 @@ export async function recordTrackingHits(db: Db, hits: readonly TrackingHit[]): 
   const kinds = new Array<string>(hits.length);
   const ats = new Array<number>(hits.length);
   const urls = new Array<string | null>(hits.length);
+  const eventIds = new Array<string>(hits.length);
   hits.forEach((h, i) => {
+    eventIds[i] = timeOrderedUuid();
     ids[i] = h.activityId;
     kinds[i] = h.kind;
     ats[i] = h.at.getTime();
@@ -126,7 +128,7 @@ export async function recordTrackingHits(db: Db, hits: readonly TrackingHit[]): 
       envelopeTemplate("email.opened"),
       envelopeTemplate("email.clicked"),
       Exchanges.emailEvents,
-      hits.map(() => timeOrderedUuid()),
+      eventIds,
     ],
   });
   return res.rows[0]?.events ?? 0;

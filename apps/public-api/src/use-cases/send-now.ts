@@ -14,12 +14,15 @@ export const MSG_PROVIDER_TIMEOUT = "Timed out waiting for the email provider";
 export const MSG_BROKER_UNAVAILABLE = "Email not sent: the message broker is unavailable; try again";
 
 /**
- * `refused`: the provider said no, so the email was certainly not sent (given back to the quota).
- * `unavailable`: the worker was never asked (no broker connection).
+ * Why a send failed: `refused` (the provider said no: certainly not sent, given back to the quota), `timeout`
+ * (ours or the provider's: 504), `unavailable` (no broker connection: the worker was never asked, 500), or
+ * `unknown` (an error without a usable answer: 502, still counted).
  */
-type Outcome =
-  | { ok: true; reply: EmailSendRpcReply }
-  | { ok: false; timeout: boolean; refused: boolean; unavailable?: boolean; error: string };
+type Failure = "refused" | "timeout" | "unavailable" | "unknown";
+type Outcome = { ok: true; reply: EmailSendRpcReply } | { ok: false; failure: Failure; error: string };
+
+const failed = (failure: Failure, error: string): Outcome => ({ ok: false, failure, error });
+const isFailure = (o: Outcome, failure: Failure): boolean => !o.ok && o.failure === failure;
 
 async function callWorker(
   deps: SendDeps,
@@ -37,34 +40,22 @@ async function callWorker(
       timeoutMs: deps.rpcTimeoutMs,
     });
     const parsed = emailSendRpcReply.safeParse(raw);
-    if (!parsed.success)
-      return {
-        ok: false,
-        timeout: false,
-        refused: false,
-        error: "the send-worker answered with an invalid reply",
-      };
+    if (!parsed.success) return failed("unknown", "the send-worker answered with an invalid reply");
     const reply = parsed.data;
     if (reply.status === "sent" && reply.providerMessageId) return { ok: true, reply };
-    return {
-      ok: false,
-      timeout: reply.errorKind === "timeout",
-      refused: reply.errorKind === "provider" || reply.errorKind === "permanent",
-      error: reply.error ?? `email ${reply.status}`,
-    };
+    const failure =
+      reply.errorKind === "timeout"
+        ? "timeout"
+        : reply.errorKind === "provider" || reply.errorKind === "permanent"
+          ? "refused"
+          : "unknown";
+    return failed(failure, reply.error ?? `email ${reply.status}`);
   } catch (err) {
     // No answer in time (worker down, busy or the provider slow): the caller is told 504.
-    if (err instanceof RpcTimeoutError)
-      return { ok: false, timeout: true, refused: false, error: MSG_PROVIDER_TIMEOUT };
-    if (err instanceof BrokerUnavailableError)
-      return { ok: false, timeout: false, refused: false, unavailable: true, error: MSG_BROKER_UNAVAILABLE };
+    if (err instanceof RpcTimeoutError) return failed("timeout", MSG_PROVIDER_TIMEOUT);
+    if (err instanceof BrokerUnavailableError) return failed("unavailable", MSG_BROKER_UNAVAILABLE);
     deps.logger.error({ err, activityId }, "send RPC failed");
-    return {
-      ok: false,
-      timeout: false,
-      refused: false,
-      error: "the send-worker could not process the email",
-    };
+    return failed("unknown", "the send-worker could not process the email");
   }
 }
 
@@ -91,8 +82,8 @@ UPDATE projects SET total_sent = GREATEST(total_sent - n.n, 0) FROM n WHERE id =
 /**
  * Asks the send-worker to send each activity now (in parallel) over RPC and waits for every answer. All sent:
  * their provider message ids, in activity order. Otherwise the activities still `queued` are cancelled, so a
- * late worker never sends an email the client was told failed (CANCEL_UNSENT_SQL), and the first failure decides the status:
- * a timeout (ours or the provider's) 504, anything else 502.
+ * late worker never sends an email the client was told failed (CANCEL_UNSENT_SQL). The status: 500 when the
+ * broker was unreachable, else 504 for any timeout, else 502.
  */
 export async function sendNow(
   deps: SendDeps,
@@ -109,12 +100,7 @@ export async function sendNow(
     };
 
   // Refused for sure (not a timeout or a provider error whose outcome is unknown), or never handed over:
-  const refusedIds = activities
-    .filter((_a, i) => {
-      const o = outcomes[i]!;
-      return !o.ok && o.refused;
-    })
-    .map((a) => a.id);
+  const refusedIds = activities.filter((_a, i) => isFailure(outcomes[i]!, "refused")).map((a) => a.id);
   await deps.db.pool.query(CANCEL_UNSENT_SQL, [
     activities.map((a) => a.id),
     "not sent: the synchronous send failed or timed out",
@@ -123,9 +109,10 @@ export async function sendNow(
     period,
   ]);
   // Spec 7's 500 for the internal endpoint: neither the provider's failure (502) nor its timeout (504).
-  if (failures.some((f) => f.unavailable)) throw new AppError(ErrorCode.INTERNAL, MSG_BROKER_UNAVAILABLE);
-  const timeout = failures.find((f) => f.timeout);
-  if (timeout) throw new AppError(ErrorCode.PROVIDER_TIMEOUT, MSG_PROVIDER_TIMEOUT);
+  if (failures.some((f) => f.failure === "unavailable"))
+    throw new AppError(ErrorCode.INTERNAL, MSG_BROKER_UNAVAILABLE);
+  if (failures.some((f) => f.failure === "timeout"))
+    throw new AppError(ErrorCode.PROVIDER_TIMEOUT, MSG_PROVIDER_TIMEOUT);
   const sentCount = outcomes.length - failures.length;
   const partial = sentCount > 0 ? ` (${sentCount} of ${outcomes.length} recipients were sent)` : "";
   throw new AppError(ErrorCode.PROVIDER_ERROR, `Failed to send email: ${failures[0]!.error}${partial}`);
