@@ -512,3 +512,36 @@ describe("errors of section 7 and tenancy", () => {
     expect(await senderAllowed(p.id, "u@xn--zrich-idn-q9a.test")).toBe(true);
   });
 });
+
+describe("methods (spec 4.10)", () => {
+  it("405 with Allow for another method on a known /domains path; OPTIONS 204", async () => {
+    const p = await project();
+    const cases: [string, "get" | "put" | "patch" | "post" | "delete", string][] = [
+      ["/domains", "post", "GET"],
+      ["/domains/register", "get", "POST"],
+      ["/domains/acme.test", "get", "DELETE"],
+      ["/domains/acme.test/dns-records", "post", "GET"],
+      ["/domains/acme.test/verify", "get", "POST"],
+      ["/domains/acme.test/status", "delete", "GET"],
+      ["/domains/acme.test/sender", "post", "PUT"],
+      ["/domains/verify-email", "get", "POST, DELETE"],
+      ["/domains/verify-email/status", "post", "GET"],
+      ["/domains/verify-email/resend", "patch", "POST"],
+    ];
+    for (const [path, method, allow] of cases) {
+      const res = await request(app)[method](path).set(p.auth).send({});
+      expect({ path, method, status: res.status, allow: res.headers.allow, body: res.body }).toEqual({
+        path,
+        method,
+        status: 405,
+        allow,
+        body: { success: false, error: "Method not allowed" },
+      });
+    }
+    const options = await request(app).options("/domains/acme.test/status").set(p.auth);
+    expect([options.status, options.headers.allow]).toEqual([204, "GET"]);
+    // The routes themselves still answer, and an unknown path is still a 404.
+    expect((await request(app).get("/domains/acme.test/status").set(p.auth)).status).toBe(404);
+    expect((await request(app).get("/domains/acme.test/nothing").set(p.auth)).status).toBe(404);
+  });
+});

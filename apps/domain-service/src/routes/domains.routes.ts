@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { Router } from "express";
 import { withTransaction, type Db } from "@emailsvc/db";
-import { AppError, ErrorCode, getAuth } from "@emailsvc/http";
+import { AppError, ErrorCode, getAuth, methodNotAllowed } from "@emailsvc/http";
 import type { Logger } from "@emailsvc/observability";
 import { buildDnsRecords, domainStatus } from "../domain/dns-records";
 import { MAIL_FROM_LABEL, normalizeEmail, parseSendingDomain } from "../domain/domain-name";
@@ -343,6 +343,16 @@ export function domainsRouter(deps: DomainRoutesDeps): Router {
       sender: { sender_name: senderName, sender_email: senderEmail, reply_email: replyEmail },
     });
   });
+
+  // Another method on a known path: 405 with Allow, not the 404 that `/domains/:domain` overlapping the fixed
+  // paths used to give. Registered last, so every route above is tried first.
+  r.all("/domains", methodNotAllowed("GET"));
+  r.all("/domains/register", methodNotAllowed("POST"));
+  r.all("/domains/:domain", methodNotAllowed("DELETE"));
+  r.all("/domains/:domain/dns-records", methodNotAllowed("GET"));
+  r.all("/domains/:domain/verify", methodNotAllowed("POST"));
+  r.all("/domains/:domain/status", methodNotAllowed("GET"));
+  r.all("/domains/:domain/sender", methodNotAllowed("PUT"));
 
   return r;
 }

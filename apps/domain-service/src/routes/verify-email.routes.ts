@@ -1,6 +1,6 @@
 import { Router } from "express";
 import { withTransaction, type Db } from "@emailsvc/db";
-import { AppError, ErrorCode, getAuth } from "@emailsvc/http";
+import { AppError, ErrorCode, getAuth, methodNotAllowed } from "@emailsvc/http";
 import { normalizeEmail } from "../domain/domain-name";
 import { optionalString } from "../domain/optional-string";
 import { isProviderNotFound, type IdentityProvider } from "../use-cases/provider-port";
@@ -235,6 +235,11 @@ export function verifyEmailRouter(deps: { db: Db; provider: IdentityProvider }):
     });
     res.json({ success: true, sender_email: email, message: `${email} and its sender profile were removed` });
   });
+
+  // Mounted before the domains router, whose `/domains/:domain` paths would take these (and 404 them).
+  r.all("/domains/verify-email", methodNotAllowed("POST", "DELETE"));
+  r.all("/domains/verify-email/status", methodNotAllowed("GET"));
+  r.all("/domains/verify-email/resend", methodNotAllowed("POST"));
 
   return r;
 }
