@@ -1,6 +1,10 @@
+import { randomUUID } from "node:crypto";
 import http from "node:http";
 import httpProxy from "http-proxy";
 import { routeFor, SERVICES, type ServiceSpec } from "./services";
+
+/** What the services accept as a caller's `X-Request-Id` (packages/http); anything else is replaced. */
+const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 /**
  * The local stand-in for the nginx gateway (no nginx on a bare dev machine): routes only the public path
@@ -19,6 +23,11 @@ export function startGateway(
     }
   });
   const server = http.createServer((req, res) => {
+    // One id per request, passed to the service and on every answer, the gateway's own 404 and 502 included.
+    const incoming = req.headers["x-request-id"];
+    const requestId = typeof incoming === "string" && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    req.headers["x-request-id"] = requestId;
+    res.setHeader("X-Request-Id", requestId);
     const path = req.url ?? "/";
     if (path === "/healthz") {
       res.writeHead(200, { "Content-Type": "application/json" });

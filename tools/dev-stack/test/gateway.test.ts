@@ -1,5 +1,8 @@
 import fs from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import path from "node:path";
+import { startGateway } from "../src/gateway";
 import { routeFor, SERVICES } from "../src/services";
 
 const conf = fs.readFileSync(path.resolve(__dirname, "../../../infra/gateway/nginx.conf"), "utf8");
@@ -31,5 +34,51 @@ describe("nginx gateway (infra/gateway/nginx.conf)", () => {
 
   it("answers anything else with 404", () => {
     expect(conf).toMatch(/location \/ \{[^}]*return 404/);
+  });
+});
+
+describe("local gateway (src/gateway.ts)", () => {
+  let upstream: http.Server;
+  let gateway: http.Server;
+  let base: string;
+  const seen: (string | undefined)[] = [];
+  beforeAll(async () => {
+    upstream = http.createServer((req, res) => {
+      seen.push(req.headers["x-request-id"] as string | undefined);
+      res.setHeader("X-Request-Id", String(req.headers["x-request-id"]));
+      res.end("{}");
+    });
+    await new Promise<void>((r) => upstream.listen(0, "127.0.0.1", r));
+    const up = (upstream.address() as AddressInfo).port;
+    // a port nothing listens on, for the 502
+    const spare = http.createServer();
+    await new Promise<void>((r) => spare.listen(0, "127.0.0.1", r));
+    const dead = (spare.address() as AddressInfo).port;
+    await new Promise((r) => spare.close(r));
+    gateway = await startGateway(0, [
+      { name: "public-api", port: up, publicPrefixes: ["/v1/"] },
+      { name: "domain-service", port: dead, publicPrefixes: ["/domains"] },
+    ]);
+    base = `http://127.0.0.1:${(gateway.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    await new Promise((r) => gateway.close(r));
+    await new Promise((r) => upstream.close(r));
+  });
+
+  it("gives every answer an X-Request-Id, its own 404 and 502 too, and passes it to the service", async () => {
+    const proxied = await fetch(`${base}/v1/send-email`);
+    const id = proxied.headers.get("x-request-id");
+    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(seen.at(-1)).toBe(id);
+    const own = await fetch(`${base}/v1/send-email`, { headers: { "X-Request-Id": "trace-42" } });
+    expect([own.headers.get("x-request-id"), seen.at(-1)]).toEqual(["trace-42", "trace-42"]);
+    const bad = await fetch(`${base}/v1/x`, { headers: { "X-Request-Id": "a b" } });
+    expect(bad.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+
+    const notFound = await fetch(`${base}/nothing`);
+    expect([notFound.status, notFound.headers.get("x-request-id")]).toEqual([404, expect.any(String)]);
+    const down = await fetch(`${base}/domains`, { headers: { "X-Request-Id": "trace-43" } });
+    expect([down.status, down.headers.get("x-request-id")]).toEqual([502, "trace-43"]);
   });
 });
