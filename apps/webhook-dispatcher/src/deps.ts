@@ -3,16 +3,18 @@ import { messagingTopology, Queues, type Topology } from "@emailsvc/contracts";
 import { type BaseDeps, createBaseDeps } from "@emailsvc/runtime";
 import type { Env } from "./env";
 import type { DeliverDeps } from "./use-cases/deliver-webhook";
+import { createSlowReceiverGate, type SlowReceiverGate } from "./use-cases/slow-receivers";
 import { createWebhookDestinations } from "./use-cases/webhook-destinations";
 
 export interface Deps extends BaseDeps {
   env: Env;
   deliver: DeliverDeps;
+  slowReceivers: SlowReceiverGate;
 }
 
 /** The webhook queue's retry schedule comes from env (spec 6.3), so tests can scale time down. */
 export function webhookTopology(
-  env: Pick<Env, "WEBHOOK_RETRY_DELAYS_MS" | "WEBHOOK_MAX_ATTEMPTS">,
+  env: Pick<Env, "WEBHOOK_RETRY_DELAYS_MS" | "WEBHOOK_MAX_ATTEMPTS" | "WEBHOOK_DEFER_MS">,
 ): Topology {
   return {
     ...messagingTopology,
@@ -21,7 +23,11 @@ export function webhookTopology(
         ? // one spare broker attempt: the database's attempt counter decides when a delivery is exhausted
           {
             ...q,
-            retry: { delaysMs: env.WEBHOOK_RETRY_DELAYS_MS, maxAttempts: env.WEBHOOK_MAX_ATTEMPTS + 1 },
+            retry: {
+              delaysMs: env.WEBHOOK_RETRY_DELAYS_MS,
+              maxAttempts: env.WEBHOOK_MAX_ATTEMPTS + 1,
+              deferMs: env.WEBHOOK_DEFER_MS,
+            },
           }
         : q,
     ),
@@ -45,5 +51,9 @@ export async function createDeps(env: Env): Promise<Deps> {
       destinations: createWebhookDestinations(base.db, env.WEBHOOK_URL_CACHE_MS),
       retryDelaysMs: env.WEBHOOK_RETRY_DELAYS_MS,
     },
+    slowReceivers: createSlowReceiverGate({
+      slowMs: env.WEBHOOK_SLOW_MS,
+      slowLimit: env.WEBHOOK_SLOW_RECEIVER_SLOTS,
+    }),
   };
 }

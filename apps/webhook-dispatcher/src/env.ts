@@ -21,6 +21,14 @@ export const envSchema = serviceEnv(3008)
     /** Per attempt (spec 6.3: 10 s). */
     WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
     WEBHOOK_PREFETCH: z.coerce.number().int().positive().default(50),
+    /**
+     * A project's receiver is slow while an attempt takes this long (its last, or one still running); a slow
+     * receiver gets at most WEBHOOK_SLOW_RECEIVER_SLOTS of the WEBHOOK_PREFETCH slots, and its other events wait
+     * WEBHOOK_DEFER_MS (not counted as attempts), so one project's hanging receiver cannot hold up the others.
+     */
+    WEBHOOK_SLOW_MS: z.coerce.number().int().positive().default(2_000),
+    WEBHOOK_SLOW_RECEIVER_SLOTS: z.coerce.number().int().positive().default(5),
+    WEBHOOK_DEFER_MS: z.coerce.number().int().positive().default(5_000),
     /** How long a project's webhook URLs are trusted in process (a changed URL takes effect within this). */
     WEBHOOK_URL_CACHE_MS: z.coerce.number().int().min(0).default(5_000),
     /**

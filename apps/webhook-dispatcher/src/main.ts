@@ -10,9 +10,13 @@ runService({
   createDeps,
   createApp,
   startWork: async (deps, env) => {
-    const consumer = await deps.broker.consume(Queues.webhookDispatcherEvents, eventsConsumer(deps.deliver), {
-      prefetch: env.WEBHOOK_PREFETCH,
-    });
+    const consumer = await deps.broker.consume(
+      Queues.webhookDispatcherEvents,
+      eventsConsumer(deps.deliver, deps.slowReceivers),
+      {
+        prefetch: env.WEBHOOK_PREFETCH,
+      },
+    );
     return () => consumer.close();
   },
 });

@@ -7,6 +7,7 @@ import { allowAnyAddress, guardedAgent, isPublicUnicast } from "@emailsvc/http";
 import { createBroker } from "@emailsvc/messaging";
 import { createLogger } from "@emailsvc/observability";
 import { eventsConsumer } from "../src/consumers/events.consumer";
+import { createSlowReceiverGate } from "../src/use-cases/slow-receivers";
 import { webhookTopology } from "../src/deps";
 import { deliverWebhook, type DeliverDeps } from "../src/use-cases/deliver-webhook";
 import { createWebhookDestinations } from "../src/use-cases/webhook-destinations";
@@ -16,7 +17,11 @@ const encKey = randomBytes(32).toString("hex");
 const db = createDb(process.env.DATABASE_URL!, { max: 20 });
 const logger = createLogger({ service: "wd-test", level: "silent" });
 // time scaled down: 30 s / 1 min / 2 min / 4 min become 200 / 400 / 800 / 1600 ms
-const topology = webhookTopology({ WEBHOOK_RETRY_DELAYS_MS: [200, 400, 800, 1600], WEBHOOK_MAX_ATTEMPTS: 5 });
+const topology = webhookTopology({
+  WEBHOOK_RETRY_DELAYS_MS: [200, 400, 800, 1600],
+  WEBHOOK_MAX_ATTEMPTS: 5,
+  WEBHOOK_DEFER_MS: 200,
+});
 const broker = createBroker({ url: process.env.RABBITMQ_URL!, name: "wd-test", topology, logger });
 const deps: DeliverDeps = {
   db,
@@ -105,7 +110,11 @@ async function waitFor<T>(fn: () => Promise<T | undefined | false>, ms = 15_000)
 let consumer: Awaited<ReturnType<typeof broker.consume>>;
 beforeAll(async () => {
   await broker.ready();
-  consumer = await broker.consume(Queues.webhookDispatcherEvents, eventsConsumer(deps), { prefetch: 20 });
+  // slow = an attempt of 300 ms or more; a slow receiver gets 2 of the 20 slots
+  const gate = createSlowReceiverGate({ slowMs: 300, slowLimit: 2 });
+  consumer = await broker.consume(Queues.webhookDispatcherEvents, eventsConsumer(deps, gate), {
+    prefetch: 20,
+  });
 });
 afterAll(async () => {
   await consumer.close();
@@ -425,6 +434,45 @@ describe("webhook-dispatcher", () => {
       expect(r.hits).toHaveLength(5);
     } finally {
       r.close();
+    }
+  });
+
+  it("a project whose receiver hangs keeps only its share of the slots; another project's webhooks go on", async () => {
+    const hang = receiver([], () => undefined); // never answers: every attempt runs into the 2 s timeout
+    const fast = receiver([]);
+    await hang.start();
+    await fast.start();
+    const a = await createProject(db, { name: "hangs", webhookUrl: hang.url() }, encKey);
+    const b = await createProject(db, { name: "fast", webhookUrl: fast.url() }, encKey);
+    try {
+      const sendA = async (n: number) => {
+        for (let i = 0; i < n; i++) {
+          const act = await activityFor(a.project.id, false);
+          await publish("email.delivered", a.project.id, act.activityId, false);
+        }
+      };
+      // A's first events take every slot (nothing is known about its receiver yet)...
+      await sendA(20);
+      await waitFor(async () => hang.hits.length >= 20);
+      // ...and its backlog is queued ahead of B's events.
+      await sendA(20);
+      const bActs = await Promise.all([1, 2, 3, 4, 5].map(() => activityFor(b.project.id, false)));
+      const t0 = Date.now();
+      for (const act of bActs) await publish("email.delivered", b.project.id, act.activityId, false);
+      await waitFor(async () => fast.hits.length >= 5, 10_000);
+      // Once A's first attempts have timed out (2 s) A is slow: 2 slots at most, its other events deferred. Without
+      // that, A's queued 20 took every slot for another 2 s timeout and B waited about 4 s.
+      expect(Date.now() - t0).toBeLessThan(3200);
+      const deferredAttempts = await db.pool.query<{ n: string }>(
+        "SELECT count(*)::text AS n FROM webhook_deliveries WHERE project_id = $1 AND attempts > 1",
+        [a.project.id],
+      );
+      // deferrals are not attempts: none of A's deliveries got past its first attempt yet
+      expect(Number(deferredAttempts.rows[0]!.n)).toBeLessThanOrEqual(2);
+    } finally {
+      await db.pool.query("UPDATE projects SET webhook_url = NULL WHERE id = $1", [a.project.id]);
+      hang.close();
+      fast.close();
     }
   });
 });

@@ -2,9 +2,9 @@ import type { ConfirmChannel, ConsumeMessage, MessagePropertyHeaders } from "amq
 import type { Envelope, QueueDef } from "@emailsvc/contracts";
 import { attemptOf, decodeEnvelope } from "./codec";
 import { safeAck } from "./confirm";
-import { isPermanent } from "./errors";
+import { DeferredError, isPermanent } from "./errors";
 import { errorFields, type MessagingLogger } from "./logger";
-import { park, retryLater } from "./settle";
+import { deferLater, park, retryLater } from "./settle";
 
 export interface MessageContext {
   /** 1 on first delivery, +1 per delayed retry (not counting broker redeliveries after a crash). */
@@ -73,7 +73,13 @@ export function workQueueProcessor<P>(queue: QueueDef, handler: MessageHandler<P
         safeAck(ch, msg);
         return;
       }
-      if (isPermanent(err)) {
+      if (err instanceof DeferredError && policy.deferMs) {
+        try {
+          await deferLater(ch, msg, queue, policy.deferMs, ctx.attempt);
+        } catch (pubErr) {
+          logger.warn({ ...log, ...errorFields(pubErr) }, "could not defer; the broker will redeliver");
+        }
+      } else if (isPermanent(err)) {
         await parkOrDrop(ch, msg, queue, "permanent-error", ctx.attempt, err, logger, log);
       } else if (ctx.attempt >= policy.maxAttempts) {
         await parkOrDrop(ch, msg, queue, "max-attempts", ctx.attempt, err, logger, log);

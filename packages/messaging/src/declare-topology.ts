@@ -10,9 +10,9 @@ import {
 /** Work and parking queues are quorum queues: replicated, durable, with a delivery count. */
 const QUORUM = { "x-queue-type": "quorum" } as const;
 
-/** The distinct retry delays of a policy, in first-use order; one retry queue exists per delay. */
+/** The distinct retry delays of a policy (and its deferral wait), in first-use order; one retry queue each. */
 export function distinctDelays(policy: RetryPolicy): number[] {
-  return [...new Set(policy.delaysMs)];
+  return [...new Set([...policy.delaysMs, ...(policy.deferMs ? [policy.deferMs] : [])])];
 }
 
 /** Delay before re-running a message whose attempt `attempt` (1-based) just failed. */

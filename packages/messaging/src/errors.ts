@@ -11,6 +11,15 @@ export class PermanentError extends Error {
   override name = "PermanentError";
 }
 
+/**
+ * Thrown by a handler that cannot take the message now but may later (its tenant already has its share in
+ * flight). On a queue whose policy has `deferMs` the message comes back after that wait with the same attempt
+ * number; elsewhere it is treated like any other error (a retry).
+ */
+export class DeferredError extends Error {
+  override name = "DeferredError";
+}
+
 /** No reply arrived within `timeoutMs`; the request may still be processed by the server. */
 export class RpcTimeoutError extends Error {
   override name = "RpcTimeoutError";

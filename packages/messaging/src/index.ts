@@ -6,6 +6,7 @@ export { ATTEMPT_HEADER, decodeEnvelope } from "./codec";
 export {
   BrokerClosedError,
   BrokerUnavailableError,
+  DeferredError,
   PermanentError,
   PublishTimeoutError,
   RetryableError,

@@ -59,6 +59,25 @@ export async function retryLater(
   return delay;
 }
 
+/** Sends the message to `<queue>.retry.<deferMs>` with its attempt number unchanged, then acks the original. */
+export async function deferLater(
+  ch: ConfirmChannel,
+  msg: ConsumeMessage,
+  queue: QueueDef,
+  deferMs: number,
+  attempt: number,
+): Promise<void> {
+  const headers = { ...carriedHeaders(msg), [ATTEMPT_HEADER]: attempt };
+  await publishConfirmed(
+    ch,
+    "",
+    retryQueueName(queue.name, deferMs),
+    msg.content,
+    copyProperties(msg, headers),
+  );
+  safeAck(ch, msg);
+}
+
 /** Sends the message to `<queue>.parking` with why it failed, then acks the original. */
 export async function park(
   ch: ConfirmChannel,

@@ -9,8 +9,8 @@ import {
   retryQueueName,
   type Envelope,
 } from "@emailsvc/contracts";
-import { PermanentError, RetryableError, type Broker, type MessageContext } from "../src";
-import { TEST_RETRY, inspector, makeBroker, rabbitctl, sleep, vhost, waitFor } from "./helpers";
+import { DeferredError, PermanentError, RetryableError, type Broker, type MessageContext } from "../src";
+import { TEST_RETRY, inspector, makeBroker, rabbitctl, sleep, testTopology, vhost, waitFor } from "./helpers";
 
 const projectId = randomUUID();
 let broker: Broker;
@@ -233,4 +233,38 @@ test("close() waits for a running handler to finish and ack", async () => {
   expect(finished).toBe(true);
   expect(b.isReady()).toBe(false);
   expect(await look.count(Queues.shopIngestOrderCreate)).toBe(0);
+});
+
+test("a deferred message comes back after deferMs with its attempt number unchanged, and is never parked", async () => {
+  const DEFER = 150;
+  const deferring = makeBroker("defer-test", {
+    topology: {
+      ...testTopology,
+      queues: testTopology.queues.map((q) =>
+        q.name === Queues.campaignDispatcherCommands ? { ...q, retry: { ...TEST_RETRY, deferMs: DEFER } } : q,
+      ),
+    },
+  });
+  await deferring.ready();
+  const runs: { at: number; attempt: number }[] = [];
+  const consumer = await deferring.consume(
+    Queues.campaignDispatcherCommands,
+    (_e, ctx) => {
+      runs.push({ at: Date.now(), attempt: ctx.attempt });
+      // more deferrals than maxAttempts (3): none of them counts
+      if (runs.length <= 4) throw new DeferredError("tenant busy");
+      if (runs.length === 5) throw new RetryableError("now a real failure");
+    },
+    { prefetch: 1 },
+  );
+  const env = makeEnvelope(RoutingKeys.campaignTriggerRequested, { campaignId: "c-defer" }, { projectId });
+  await deferring.publish(Exchanges.jobs, RoutingKeys.campaignTriggerRequested, env);
+  await waitFor(() => runs.length >= 6, 5000, "six runs");
+  await sleep(400);
+  expect(runs.map((r) => r.attempt)).toEqual([1, 1, 1, 1, 1, 2]);
+  for (let i = 1; i < 5; i++) expect(runs[i]!.at - runs[i - 1]!.at).toBeGreaterThanOrEqual(DEFER - 10);
+  expect(runs[5]!.at - runs[4]!.at).toBeGreaterThanOrEqual(TEST_RETRY.delaysMs[0] - 10);
+  expect(await look.count(parkingQueueName(Queues.campaignDispatcherCommands))).toBe(0);
+  await consumer.close();
+  await deferring.close();
 });

@@ -6,6 +6,11 @@ export interface RetryPolicy {
   delaysMs: readonly number[];
   /** Total handler runs, first included; a message failing run `maxAttempts` is parked. */
   maxAttempts: number;
+  /**
+   * Wait before a message its handler deferred (`DeferredError`: it cannot be taken now, e.g. its tenant has too
+   * much in flight) runs again. A deferral is not an attempt and never parks the message. Unset: not deferrable.
+   */
+  deferMs?: number;
 }
 
 export interface ExchangeDef {
