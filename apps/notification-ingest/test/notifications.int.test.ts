@@ -642,6 +642,55 @@ describe("tracking", () => {
     expect((again.opened_first_at as Date).getTime()).toBe(t(1).getTime());
   });
 
+  it("records nothing for an email not yet sent; a hit while sending moves the status once it is sent", async () => {
+    const t = (ms: number) => new Date(Date.UTC(2026, 0, 1, 12, 0, 0, ms));
+    const events = async (id: string) =>
+      (await db.pool.query("SELECT count(*)::int AS n FROM email_events WHERE activity_id = $1", [id]))
+        .rows[0].n as number;
+    for (const status of ["scheduled", "queued", "cancelled", "failed"]) {
+      const a = await newActivity({ status });
+      expect(await recordTrackingHits(db, [{ activityId: a.activityId, kind: "open", at: t(1) }])).toBe(0);
+      expect({
+        status,
+        events: await events(a.activityId),
+        opened: (await row(a.activityId)).opened_first_at,
+      }).toEqual({ status, events: 0, opened: null });
+    }
+    // opened while the send was under way (the provider had it): the times are set, the status cannot move yet
+    const a = await newActivity({ status: "sending" });
+    await recordTrackingHits(db, [
+      { activityId: a.activityId, kind: "click", url: "https://x.example/", at: t(2) },
+    ]);
+    expect((await row(a.activityId)).status).toBe("sending");
+    await db.pool.query("UPDATE activities SET status = 'delivered' WHERE id = $1", [a.activityId]);
+    await recordTrackingHits(db, [{ activityId: a.activityId, kind: "open", at: t(3) }]);
+    const r = await row(a.activityId);
+    expect([r.status, (r.opened_first_at as Date).getTime(), (r.clicked_first_at as Date).getTime()]).toEqual(
+      ["clicked", t(2).getTime(), t(2).getTime()],
+    );
+  });
+
+  it("counts a GET only: a HEAD of the pixel or of a click link gets the same answer and records nothing", async () => {
+    const a = await newActivity({ status: "delivered" });
+    const app = createApp(deps);
+    const url = "https://shop.example/head";
+    const link = `/t/c/${a.activityId}?url=${encodeURIComponent(url)}&sig=${signTrackedUrl(SECRET, a.activityId, url)}`;
+    expect((await request(app).head(`/t/o/${a.activityId}`)).status).toBe(200);
+    expect((await request(app).head(link)).status).toBe(302);
+    await waitRecorded();
+    const n = async () =>
+      (
+        await db.pool.query("SELECT count(*)::int AS n FROM email_events WHERE activity_id = $1", [
+          a.activityId,
+        ])
+      ).rows[0].n as number;
+    expect(await n()).toBe(0);
+    expect((await row(a.activityId)).status).toBe("delivered");
+    await request(app).get(link);
+    await waitRecorded();
+    expect(await n()).toBe(2); // the click and the open it implies
+  });
+
   it("answers the pixel for an unknown id and records nothing", async () => {
     const id = randomUUID();
     const res = await request(createApp(deps)).get(`/t/o/${id}`);

@@ -49,6 +49,8 @@ function signedTarget(secret: string, activityId: string, rawUrl: string): strin
 
 /**
  * Serves GET/HEAD /t/o/:id and /t/c/:id; returns false for every other request, which Express then handles.
+ * Only a GET is an open or a click: a HEAD (a link scanner or proxy probing the URL) loads no image and follows
+ * no link, so it gets the same answer and records nothing.
  */
 export function trackingFastPath(deps: Pick<TrackingDeps, "record" | "secret">) {
   return (req: IncomingMessage, res: ServerResponse): boolean => {
@@ -57,9 +59,10 @@ export function trackingFastPath(deps: Pick<TrackingDeps, "record" | "secret">) 
     const m = TRACKING_PATH.exec(url);
     if (!m) return false;
     const id = m[2]!;
+    const counts = req.method === "GET";
     if (m[1] === "o") {
       answerPixel(res);
-      if (UUID.test(id)) deps.record(id, "open");
+      if (counts && UUID.test(id)) deps.record(id, "open");
       return true;
     }
     const target = signedTarget(deps.secret, id, url);
@@ -73,7 +76,7 @@ export function trackingFastPath(deps: Pick<TrackingDeps, "record" | "secret">) 
     }
     res.writeHead(302, { Location: encodeUrl(target), "Cache-Control": "no-store", "Content-Length": 0 });
     res.end();
-    deps.record(id, "click", target);
+    if (counts) deps.record(id, "click", target);
     return true;
   };
 }
