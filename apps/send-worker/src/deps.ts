@@ -16,7 +16,8 @@ export interface Deps extends BaseDeps {
 }
 
 export async function createDeps(env: Env): Promise<Deps> {
-  const base = await createBaseDeps("send-worker", env);
+  // Its batch statements over `activities` are planned for each batch (queryPlanned), parsed once.
+  const base = await createBaseDeps("send-worker", env, { db: { planEachCall: true } });
   const provider = {
     region: env.AWS_REGION,
     ...(env.AWS_ACCESS_KEY_ID ? { accessKeyId: env.AWS_ACCESS_KEY_ID } : {}),

@@ -35,45 +35,34 @@ class PreparingClient extends Client {
   }
 }
 
-/** Executions of a `queryPlanned` text in this process after which it is prepared again under a new name. */
-export const REPLAN_AFTER = [200, 2_000, 20_000] as const;
-const plannedRuns = new Map<string, number>();
-
 /**
- * For batch statements over a growing table (`id = ANY($1)`, joins to `unnest(…)`): a named statement whose
- * name changes as it is used. The generic plan a named statement settles on after five executions is kept for
- * the connection's life, and one made while the table was small (a fresh database, autovacuum off or not yet
- * run) is a sequential scan that every later batch pays in full as the table grows. An unnamed statement, parsed
- * and planned on every call, avoids that but costs as much again as executing: on the send-worker's three
- * statements PostgreSQL logged 0.14 ms parse, 0.17 ms bind (planning) and 0.13 ms execute per call. So the
- * statement is prepared anew, under another name, after 200, 2,000 and 20,000 executions in this process: the
- * table grows with the work these statements do, and each new name settles on a plan for the table as it is
- * then. A plan made on a small table is paid for at most 200 executions; a connection holds at most four
- * versions of a text, and connections retire after five minutes (`maxLifetimeSeconds`). On bench/send-pipeline
- * PostgreSQL's CPU fell from 0.8 to 0.5 ms per email. Past MAX_PREPARED texts it runs unnamed.
+ * For batch statements over a growing table (`id = ANY($1)`, joins to `unnest(…)`), on a Db made with
+ * `planEachCall`: PostgreSQL plans the statement for these values and the table as it is now on every call, and
+ * parses it once per connection. A plain named statement settles on a generic plan after five executions and
+ * keeps it for the connection's life: one made while the table was small (a fresh database, autovacuum off or
+ * not yet run) is a sequential scan that every later batch pays in full as the table grows. An unnamed statement
+ * avoids that but is parsed every time too: on the send-worker's three statements PostgreSQL logged 0.14 ms
+ * parse, 0.17 ms bind (planning) and 0.13 ms execute per call. Without `planEachCall` it runs unnamed.
  */
 export function queryPlanned<R extends QueryResultRow = QueryResultRow>(
-  pool: Pool,
+  db: Pick<Db, "pool" | "planEachCall">,
   text: string,
   values: unknown[],
 ): Promise<QueryResult<R>> {
-  const base = statementName(text);
-  if (!base) return pool.query<R>({ text, values });
-  const runs = (plannedRuns.get(text) ?? 0) + 1;
-  plannedRuns.set(text, runs);
-  const generation = REPLAN_AFTER.filter((n) => runs > n).length;
-  return pool.query<R>({ name: `${base}_${generation}`, text, values });
+  return db.planEachCall ? db.pool.query<R>(text, values) : db.pool.query<R>({ text, values });
 }
 
 export interface Db {
   prisma: PrismaClient;
   /** The same pool Prisma uses: raw SQL on hot paths shares its connections. */
   pool: Pool;
+  /** Its connections plan every named statement for each call's values (`queryPlanned`). */
+  planEachCall?: boolean;
   close(): Promise<void>;
 }
 
 /** Builds the client a service passes down (no global client: STYLE.md). */
-export function createDb(url: string, opts: { max?: number } = {}): Db {
+export function createDb(url: string, opts: { max?: number; planEachCall?: boolean } = {}): Db {
   const pool = new Pool({
     connectionString: url,
     max: opts.max ?? 10,
@@ -82,6 +71,8 @@ export function createDb(url: string, opts: { max?: number } = {}): Db {
     // small (a fresh database, no ANALYZE yet) would scan it sequentially for as long as the connection lives.
     // Retiring connections after a few minutes bounds that: the next one plans for the tables as they are.
     maxLifetimeSeconds: 300,
+    // Parsed once, planned every time: for a service whose hot statements are batches over growing tables.
+    ...(opts.planEachCall ? { options: "-c plan_cache_mode=force_custom_plan" } : {}),
   });
   // An idle client erroring (e.g. the database restarting) must not crash the process; the pool replaces it.
   pool.on("error", () => undefined);
@@ -89,6 +80,7 @@ export function createDb(url: string, opts: { max?: number } = {}): Db {
   return {
     prisma,
     pool,
+    planEachCall: opts.planEachCall ?? false,
     async close() {
       await prisma.$disconnect();
       await pool.end();

@@ -18,11 +18,11 @@ export interface BaseDeps {
 export async function createBaseDeps(
   name: string,
   env: BaseEnv,
-  opts: { logger?: Logger; topology?: Topology } = {},
+  opts: { logger?: Logger; topology?: Topology; db?: { planEachCall?: boolean } } = {},
 ): Promise<BaseDeps> {
   const logger = opts.logger ?? createLogger({ service: name, level: env.LOG_LEVEL });
   const metrics = createMetrics(name);
-  const db = createDb(env.DATABASE_URL, { max: env.DATABASE_POOL_MAX });
+  const db = createDb(env.DATABASE_URL, { max: env.DATABASE_POOL_MAX, ...opts.db });
   // Every service declares the whole catalogue (idempotent), so start-up order never matters.
   const broker = createBroker({
     url: env.RABBITMQ_URL,

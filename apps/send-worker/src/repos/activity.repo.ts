@@ -77,7 +77,7 @@ SELECT a.id, a.project_id, a.email_message_id, a.recipient, a.data, a.reply_toke
 
 /** One answer per id, in order; an id listed twice answers on its first place only (the others null). */
 export async function loadQueued(db: Db, ids: readonly string[]): Promise<(Claim | null)[]> {
-  const res = await queryPlanned<Record<string, unknown>>(db.pool, LOAD_SQL, [ids]);
+  const res = await queryPlanned<Record<string, unknown>>(db, LOAD_SQL, [ids]);
   const byId = new Map<string, Claim>();
   for (const r of res.rows) {
     byId.set(r.id as string, {
@@ -111,7 +111,7 @@ UPDATE activities SET status = 'sending', claimed_at = now(), send_attempts = se
  RETURNING id`;
 
 export async function claimActivities(db: Db, ids: readonly string[]): Promise<boolean[]> {
-  const res = await queryPlanned<{ id: string }>(db.pool, CLAIM_SQL, [ids]);
+  const res = await queryPlanned<{ id: string }>(db, CLAIM_SQL, [ids]);
   const won = new Set(res.rows.map((r) => r.id));
   return ids.map((id) => won.delete(id));
 }
@@ -194,7 +194,7 @@ export async function markSentMany(db: Db, items: readonly SentItem[]): Promise<
     cols.projectId[i] = a.projectId;
     cols.isTest[i] = a.isTest;
   });
-  const res = await queryPlanned<{ id: string }>(db.pool, MARK_SENT_SQL, [
+  const res = await queryPlanned<{ id: string }>(db, MARK_SENT_SQL, [
     cols.id,
     cols.pmid,
     cols.eventId,
