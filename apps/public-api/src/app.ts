@@ -18,6 +18,7 @@ export function sendDepsOf(deps: Deps): SendDeps {
     store: deps.attachmentStore,
     templateCache: deps.templateCache,
     outbox: deps.outbox,
+    accepts: deps.accepts,
     rpcTimeoutMs: deps.env.SEND_RPC_TIMEOUT_MS,
   };
 }

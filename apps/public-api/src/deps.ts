@@ -1,5 +1,5 @@
 import { Redis } from "ioredis";
-import { createOutboxStore, findApiKey } from "@emailsvc/db";
+import { type Batcher, createOutboxStore, findApiKey } from "@emailsvc/db";
 import { startOutboxRelay, type OutboxRelay } from "@emailsvc/messaging";
 import { type BaseDeps, createBaseDeps } from "@emailsvc/runtime";
 import type { AttachmentStore } from "./attachments/attachment-store";
@@ -9,6 +9,7 @@ import { type ApiKeyCache, createApiKeyCache } from "./infra/api-key-cache";
 import { createRedisIdempotencyStore, type IdempotencyStore } from "./idempotency/idempotency-store";
 import { createS3AttachmentStore } from "./infra/s3-attachment-store";
 import { createTemplateCache, type TemplateCache } from "./templates/template-cache";
+import { type AcceptResult, type AcceptSendInput, createAcceptBatcher } from "./use-cases/accept-send";
 import type { Env } from "./env";
 import { SEND_LIMITS } from "@emailsvc/contracts";
 
@@ -27,6 +28,8 @@ export interface Deps extends BaseDeps {
   redis: Redis;
   idempotencyStore: IdempotencyStore;
   templateCache: TemplateCache;
+  /** The v1 accepts, group-committed. */
+  accepts: Batcher<AcceptSendInput, AcceptResult>;
   downloader: SafeDownloader;
   attachmentStore: AttachmentStore;
   outbox: OutboxKicker;
@@ -115,6 +118,7 @@ export async function createDeps(env: Env): Promise<Deps> {
     redis,
     idempotencyStore: createRedisIdempotencyStore(redis),
     templateCache: createTemplateCache(),
+    accepts: createAcceptBatcher(base.db),
     downloader,
     attachmentStore,
     outbox: createOutboxKicker(base, env),

@@ -1,6 +1,5 @@
 import { timeOrderedUuid } from "@emailsvc/db";
 import type { StoredAttachment } from "../attachments/prepare-attachments";
-import { acceptSend } from "./accept-send";
 import { checkSenderAndFilter, skippedBody, type SuppressionOutcome } from "./filter-suppressed";
 import type { SendDeps, SendOutcome } from "./send-deps";
 import type { SendEmailContext } from "./send-email";
@@ -100,7 +99,7 @@ async function acceptApiSend(
   gates?: { sender: string; addresses: readonly string[] },
 ): Promise<SendOutcome | null> {
   const { projectId, mode } = ctx.auth;
-  const result = await acceptSend(deps.db, {
+  const result = await deps.accepts.submit({
     ...email,
     projectId,
     isTest: mode === "test",

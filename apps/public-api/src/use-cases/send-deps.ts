@@ -1,10 +1,11 @@
-import type { Db } from "@emailsvc/db";
+import type { Batcher, Db } from "@emailsvc/db";
 import type { Broker } from "@emailsvc/messaging";
 import type { Logger } from "@emailsvc/observability";
 import type { AttachmentStore } from "../attachments/attachment-store";
 import type { SafeDownloader } from "../attachments/safe-download";
 import type { StoredResponse } from "../idempotency/idempotency-store";
 import type { TemplateCache } from "../templates/template-cache";
+import type { AcceptResult, AcceptSendInput } from "./accept-send";
 
 /** What the send use cases need (a subset of Deps, so tests can build it by hand). */
 export interface SendDeps {
@@ -15,6 +16,8 @@ export interface SendDeps {
   store: AttachmentStore;
   templateCache: TemplateCache;
   outbox: { kick(): void };
+  /** The v1 accepts, group-committed (`createAcceptBatcher`). */
+  accepts: Batcher<AcceptSendInput, AcceptResult>;
   /** How long the synchronous internal send waits for the send-worker. */
   rpcTimeoutMs: number;
 }

@@ -1,0 +1,185 @@
+// Group commit of the v1 accepts (acceptSends / createAcceptBatcher): real PostgreSQL and RabbitMQ (the harness).
+import request from "supertest";
+import { AppError } from "@emailsvc/http";
+import { timeOrderedUuid } from "@emailsvc/db";
+import {
+  acceptSends,
+  createAcceptBatcher,
+  MONTHLY_QUOTA,
+  type AcceptSendInput,
+} from "../src/use-cases/accept-send";
+import {
+  bearer,
+  count,
+  makeProject,
+  startHarness,
+  suppress,
+  testEnv,
+  type Harness,
+  type TestProject,
+} from "./helpers";
+
+let h: Harness;
+beforeAll(async () => {
+  h = await startHarness(testEnv());
+});
+afterAll(() => h?.close());
+
+const input = (p: TestProject, extra: Partial<AcceptSendInput> = {}): AcceptSendInput => {
+  const recipients = extra.recipients ?? ["Ann@Example.org"];
+  return {
+    emailMessageId: timeOrderedUuid(),
+    projectId: p.projectId,
+    isTest: false,
+    counted: true,
+    source: "api",
+    emailType: "transactional",
+    fromEmail: p.sender,
+    fromName: "Shop",
+    subject: "Subject",
+    html: "<p>x</p>",
+    text: null,
+    cc: [],
+    bcc: [],
+    headers: null,
+    attachments: [],
+    templateId: null,
+    campaignId: null,
+    automationRunId: null,
+    recipients,
+    replyTokens: true,
+    enqueue: true,
+    gates: { sender: extra.fromEmail ?? p.sender, addresses: [...recipients, ...(extra.cc ?? [])] },
+    ...extra,
+  };
+};
+const usage = async (projectId: string) =>
+  (
+    await h.deps.db.pool.query<{ live_sent: number; total_sent: number }>(
+      `SELECT coalesce((SELECT live_sent FROM project_usage WHERE project_id = $1), 0) AS live_sent, total_sent::int AS total_sent
+         FROM projects WHERE id = $1`,
+      [projectId],
+    )
+  ).rows[0]!;
+const written = (messageIds: string[]) =>
+  count(h.deps, "email_messages WHERE id = ANY($1::uuid[])", [messageIds]);
+
+describe("several v1 accepts in one statement", () => {
+  it("writes every item and counts each project's live sends once for the sum of its items", async () => {
+    const p = await makeProject(h.deps);
+    const q = await makeProject(h.deps);
+    const items = [
+      input(p, { recipients: ["A@example.org", "b@example.org"], cc: ["c@example.org"] }),
+      input(p, { headers: { "X-Tag": "t" } }),
+      input(q, {
+        isTest: true,
+        counted: false,
+        idempotency: { key: "k1", fingerprint: "f", response: { status: 200, body: { ok: 1 } } },
+      }),
+    ];
+    const results = await acceptSends(h.deps.db, items);
+    expect(results.map((r) => r.kind)).toEqual(["accepted", "accepted", "accepted"]);
+    expect(await written(items.map((i) => i.emailMessageId))).toBe(3);
+    const acts = await h.deps.db.pool.query<{
+      id: string;
+      recipient: string;
+      status: string;
+      reply_token: string;
+      email_message_id: string;
+    }>(
+      "SELECT id, recipient, status, reply_token, email_message_id FROM activities WHERE email_message_id = ANY($1::uuid[]) ORDER BY id",
+      [items.map((i) => i.emailMessageId)],
+    );
+    expect(acts.rows.map((a) => a.recipient)).toEqual([
+      "a@example.org",
+      "b@example.org",
+      "ann@example.org",
+      "ann@example.org",
+    ]);
+    expect(acts.rows.every((a) => a.status === "queued" && /^[a-z0-9]{8}$/.test(a.reply_token))).toBe(true);
+    // what each item's result says is what was written
+    expect(
+      results.flatMap((r) => (r.kind === "accepted" ? r.activities.map((a) => a.id) : [])).sort(),
+    ).toEqual(acts.rows.map((a) => a.id));
+    expect(
+      await count(h.deps, "reply_tokens WHERE activity_id = ANY($1::uuid[])", [acts.rows.map((a) => a.id)]),
+    ).toBe(4);
+    const msg = await h.deps.db.pool.query("SELECT cc, headers FROM email_messages WHERE id = $1", [
+      items[0]!.emailMessageId,
+    ]);
+    expect(msg.rows[0]).toEqual({ cc: ["c@example.org"], headers: null });
+    expect(await usage(p.projectId)).toEqual({ live_sent: 3, total_sent: 3 });
+    expect(await usage(q.projectId)).toEqual({ live_sent: 0, total_sent: 0 });
+    expect(await count(h.deps, "idempotency_keys WHERE project_id = $1 AND key = 'k1'", [q.projectId])).toBe(
+      1,
+    );
+  });
+
+  it.each([
+    ["an unverified sender", (p: TestProject) => input(p, { fromEmail: "nobody@unverified.example.com" })],
+    ["a suppressed recipient", (p: TestProject) => input(p, { recipients: ["gone@example.org"] })],
+  ])("writes nothing at all when one item has %s", async (_what, bad) => {
+    const p = await makeProject(h.deps);
+    await suppress(h.deps, p.projectId, "gone@example.org", "bounce");
+    const items = [input(p), bad(p), input(p)];
+    await expect(acceptSends(h.deps.db, items)).rejects.toThrow("send_gates_refused");
+    expect(await written(items.map((i) => i.emailMessageId))).toBe(0);
+    expect(await usage(p.projectId)).toEqual({ live_sent: 0, total_sent: 0 });
+  });
+});
+
+describe("the accept batcher", () => {
+  it("answers each item of a refused batch as it would alone: accepted, refused, replayed, over quota", async () => {
+    const p = await makeProject(h.deps);
+    const batcher = createAcceptBatcher(h.deps.db);
+    const stored = { status: 200, body: { message: "first" } };
+    await batcher.submit(input(p, { idempotency: { key: "dup", fingerprint: "f", response: stored } }));
+    // two sends left in the month (the one above counted)
+    await h.deps.db.pool.query("UPDATE project_usage SET live_sent = $2 WHERE project_id = $1", [
+      p.projectId,
+      MONTHLY_QUOTA - 2,
+    ]);
+    const items = [
+      input(p),
+      input(p, { fromEmail: "nobody@unverified.example.com" }),
+      input(p, { idempotency: { key: "dup", fingerprint: "f", response: { status: 200, body: {} } } }),
+      input(p),
+      input(p),
+    ];
+    const outcomes = await Promise.all(
+      items.map((i) =>
+        batcher.submit(i).then(
+          (r) => r.kind,
+          (err: unknown) => (err instanceof AppError ? err.code : String(err)),
+        ),
+      ),
+    );
+    expect(outcomes.filter((o) => o === "accepted")).toHaveLength(2);
+    expect(outcomes[1]).toBe("gates_refused");
+    expect(outcomes[2]).toBe("replay");
+    expect(outcomes.filter((o) => o === "QUOTA_EXCEEDED")).toHaveLength(1);
+    expect((await usage(p.projectId)).live_sent).toBe(MONTHLY_QUOTA);
+    expect(await written(items.map((i) => i.emailMessageId))).toBe(2);
+  });
+
+  it("concurrent /v1/send-email requests are each accepted once", async () => {
+    const p = await makeProject(h.deps);
+    const res = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        request(h.app)
+          .post("/v1/send-email")
+          .set(bearer(p.liveKey))
+          .send({
+            recipient_email: `r${i}@example.org`,
+            sender_email: p.sender,
+            subject: "S",
+            html_body: "<p>x</p>",
+          }),
+      ),
+    );
+    expect(res.map((r) => r.status)).toEqual(Array(30).fill(200));
+    expect(new Set(res.map((r) => r.body.email_id)).size).toBe(30);
+    expect(await written(res.map((r) => r.body.email_id))).toBe(30);
+    expect(await usage(p.projectId)).toEqual({ live_sent: 30, total_sent: 30 });
+  });
+});
