@@ -433,6 +433,28 @@ describe("notification processing (spec 4.9 mapping)", () => {
     expect(await row(a.activityId)).toMatchObject({ status: "sent", provider_message_id: "prov-new" });
   });
 
+  it("a tag naming an activity that SES gave another message id reaches nothing (activity ids are public)", async () => {
+    const a = await newActivity({ status: "delivered" });
+    const forged = {
+      eventType: "Complaint",
+      mail: {
+        messageId: "not-a-real-ses-id",
+        timestamp: "2026-11-22T10:00:00.000Z",
+        tags: { activity_id: [a.activityId] },
+      },
+      complaint: { complainedRecipients: [{ emailAddress: a.recipient }] },
+    };
+    expect(await applyNotification(db, randomUUID(), forged)).toBe("unknown-activity");
+    expect((await row(a.activityId)).status).toBe("delivered");
+    expect(
+      (
+        await db.pool.query("SELECT count(*)::int AS n FROM suppressions WHERE source_activity_id = $1", [
+          a.activityId,
+        ])
+      ).rows[0].n,
+    ).toBe(0);
+  });
+
   it("applies a batch in one statement: one activity at a time, duplicates, unknown ids and ignored types", async () => {
     const a = await newActivity({ status: "sending" });
     const b = await newActivity();

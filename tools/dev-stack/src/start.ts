@@ -149,6 +149,8 @@ async function main(): Promise<void> {
     // Local only: accept SNS signing certificates served by the simulator (production allows AWS hosts only).
     SNS_CERT_HOST_PATTERN: "^127\\.0\\.0\\.1$",
     SNS_ALLOW_HTTP_CERT_URLS: "true",
+    // The simulator's SES notification topic (its default account and region), the only one accepted.
+    SNS_TOPIC_ARNS: "arn:aws:sns:us-east-1:000000000000:ses-notifications",
     // Local only: client webhooks may go to a receiver on this machine (production refuses private addresses).
     WEBHOOK_URL_ALLOW_PRIVATE: "true",
   };

@@ -18,8 +18,10 @@ export interface ProviderNotification {
 /**
  * A batch of notifications as ONE statement (one round trip; a statement is atomic like a transaction):
  *   r    the notifications, in arrival order;
- *   m    each one's activity: by provider message id, else by the activity_id tag the send-worker set (its answer
- *        may not be stored yet);
+ *   m    each one's activity: by provider message id, else by the activity_id tag the send-worker set, and only
+ *        while that activity has no provider message id stored yet (the worker's answer not recorded): activity
+ *        ids are public (every pixel URL has one), so a tag must never be enough to reach an activity that SES
+ *        already gave another id, whichever signed topic the notification came from;
  *   f    the first notification per activity; later ones for the same activity are deferred to the next batch,
  *        so every row below is touched once and each activity's steps keep their order;
  *   a    those activities, locked in id order (two batches never wait on each other in a cycle);
@@ -47,7 +49,8 @@ WITH r AS (
 ), m AS (
   SELECT r.ord, x.id AS activity_id FROM r CROSS JOIN LATERAL (
     SELECT id FROM activities
-     WHERE provider_message_id = r.message_id OR (r.tagged IS NOT NULL AND id = r.tagged)
+     WHERE provider_message_id = r.message_id
+        OR (r.tagged IS NOT NULL AND id = r.tagged AND provider_message_id IS NULL)
      ORDER BY (provider_message_id = r.message_id) DESC NULLS LAST LIMIT 1) x
 ), f AS (
   SELECT DISTINCT ON (activity_id) activity_id, ord FROM m ORDER BY activity_id, ord
