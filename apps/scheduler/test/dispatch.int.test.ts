@@ -49,7 +49,7 @@ describe("scheduler dispatch (real PostgreSQL)", () => {
     await scheduleSends(3, -1000);
     await scheduleSends(2, 60_000); // not due yet
     const r = await dispatchDueSends({ pool: db.pool, claimedBy: "t" });
-    expect(r).toEqual({ scheduledSends: 3, activities: 3 });
+    expect(r).toEqual({ scheduledSends: 3, activities: 3, suppressed: 0 });
     expect((await dispatchDueSends({ pool: db.pool, claimedBy: "t" })).scheduledSends).toBe(0);
     expect(await outboxActivityIds()).toHaveLength(3);
     const statuses = await db.pool.query(
@@ -77,6 +77,46 @@ describe("scheduler dispatch (real PostgreSQL)", () => {
     expect(claimedBy.rows.reduce((s, r) => s + r.n, 0)).toBe(300);
     const queued = await db.pool.query("SELECT count(*)::int AS n FROM activities WHERE status = 'queued'");
     expect(queued.rows[0].n).toBe(300);
+  });
+
+  it("a recipient suppressed since the send was accepted is cancelled at hand-over and given back to the quota", async () => {
+    const projectId = randomUUID();
+    await db.pool.query("INSERT INTO projects (id, name, total_sent) VALUES ($1, 'p', 3)", [projectId]);
+    const [sendId] = await scheduleSends(1, -1000, 3);
+    await db.pool.query(
+      "UPDATE scheduled_sends SET project_id = $1, created_at = '2026-10-31T23:59:00Z' WHERE id = $2",
+      [projectId, sendId],
+    );
+    await db.pool.query(
+      "UPDATE activities SET project_id = $1, is_test = false WHERE scheduled_send_id = $2",
+      [projectId, sendId],
+    );
+    // counted in October, when it was accepted
+    await db.pool.query(
+      "INSERT INTO project_usage (project_id, period, live_sent) VALUES ($1, '2026-10', 3)",
+      [projectId],
+    );
+    await db.pool.query(
+      "INSERT INTO suppressions (id, project_id, email, reason) VALUES ($1, $2, 'r0-1@example.com', 'bounce')",
+      [randomUUID(), projectId],
+    );
+    const r = await dispatchDueSends({ pool: db.pool, claimedBy: "t" });
+    expect(r).toEqual({ scheduledSends: 1, activities: 2, suppressed: 1 });
+    const acts = await db.pool.query(
+      "SELECT recipient, status, failure_reason FROM activities WHERE scheduled_send_id = $1 ORDER BY recipient",
+      [sendId],
+    );
+    expect(acts.rows).toEqual([
+      { recipient: "r0-0@example.com", status: "queued", failure_reason: null },
+      { recipient: "r0-1@example.com", status: "cancelled", failure_reason: "recipient suppressed: bounce" },
+      { recipient: "r0-2@example.com", status: "queued", failure_reason: null },
+    ]);
+    expect((await outboxActivityIds()).length).toBe(2);
+    const usage = await db.pool.query(
+      "SELECT (SELECT live_sent FROM project_usage WHERE project_id = $1) AS live, total_sent::int AS total FROM projects WHERE id = $1",
+      [projectId],
+    );
+    expect(usage.rows[0]).toEqual({ live: 2, total: 2 });
   });
 
   it("a cancelled send is never handed over", async () => {

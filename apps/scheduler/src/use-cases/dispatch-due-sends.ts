@@ -15,7 +15,35 @@ export interface DispatchOptions {
 export interface DispatchResult {
   scheduledSends: number;
   activities: number;
+  /** Recipients suppressed since the send was accepted: cancelled at hand-over instead of sent. */
+  suppressed?: number;
 }
+
+/**
+ * Spec 1.7: "Emails to suppressed recipients (bounced or unsubscribed) are skipped." A scheduled send was checked
+ * when it was accepted, possibly days ago; a recipient who bounced, complained or unsubscribed since is cancelled
+ * here, with the reason, and given back to the live quota of the month the send was counted in (as a cancel does).
+ */
+const CANCEL_SUPPRESSED_SQL = `
+WITH sup AS (
+  UPDATE activities a SET status = 'cancelled', failure_reason = 'recipient suppressed: ' || x.reason, updated_at = now()
+    FROM suppressions x
+   WHERE a.scheduled_send_id = ANY($1::uuid[]) AND a.status = 'scheduled'
+     AND x.project_id = a.project_id AND x.email = lower(a.recipient)
+  RETURNING a.project_id, a.is_test, a.scheduled_send_id
+), live AS (
+  SELECT sup.project_id, to_char(s.created_at AT TIME ZONE 'UTC', 'YYYY-MM') AS period, count(*)::int AS n
+    FROM sup JOIN scheduled_sends s ON s.id = sup.scheduled_send_id
+   WHERE NOT sup.is_test
+   GROUP BY 1, 2
+), usage AS (
+  UPDATE project_usage u SET live_sent = GREATEST(u.live_sent - live.n, 0)
+    FROM live WHERE u.project_id = live.project_id AND u.period = live.period
+), total AS (
+  UPDATE projects p SET total_sent = GREATEST(p.total_sent - t.n, 0)
+    FROM (SELECT project_id, sum(n)::int AS n FROM live GROUP BY 1) t WHERE p.id = t.project_id
+)
+SELECT count(*)::int AS n FROM sup`;
 
 /**
  * Hands due scheduled sends to the send path, exactly once across any number of scheduler replicas:
@@ -40,6 +68,7 @@ export async function dispatchDueSends(opts: DispatchOptions): Promise<DispatchR
       return { scheduledSends: 0, activities: 0 };
     }
     const ids = claimed.rows.map((r) => r.id);
+    const suppressed = (await client.query<{ n: number }>(CANCEL_SUPPRESSED_SQL, [ids])).rows[0]?.n ?? 0;
     const activities = await client.query<{
       id: string;
       scheduled_send_id: string;
@@ -89,7 +118,7 @@ export async function dispatchDueSends(opts: DispatchOptions): Promise<DispatchR
       [ids, opts.claimedBy],
     );
     await client.query("COMMIT");
-    return { scheduledSends: ids.length, activities: activities.rowCount ?? 0 };
+    return { scheduledSends: ids.length, activities: activities.rowCount ?? 0, suppressed };
   } catch (err) {
     await client.query("ROLLBACK").catch(() => undefined);
     throw err;
