@@ -3,6 +3,44 @@ import http from "node:http";
 import httpProxy from "http-proxy";
 import { routeFor, SERVICES, type ServiceSpec } from "./services";
 
+/**
+ * Headers Node keeps only once however often they come (its http docs); every other repeated header it joins
+ * with ", ", which would turn two `Idempotency-Key` headers (a 400 at the service) into one key "X, Y".
+ */
+const SINGLE = new Set([
+  "age",
+  "authorization",
+  "content-length",
+  "content-type",
+  "etag",
+  "expires",
+  "from",
+  "host",
+  "if-modified-since",
+  "if-unmodified-since",
+  "last-modified",
+  "location",
+  "max-forwards",
+  "proxy-authorization",
+  "referer",
+  "retry-after",
+  "server",
+  "user-agent",
+  "cookie",
+  "set-cookie",
+]);
+
+/** Repeated request headers passed on as they came, one line each, as nginx does. */
+function keepRepeatedHeaders(req: http.IncomingMessage): void {
+  const seen = new Map<string, string[]>();
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    const name = req.rawHeaders[i]!.toLowerCase();
+    if (SINGLE.has(name)) continue;
+    seen.set(name, [...(seen.get(name) ?? []), req.rawHeaders[i + 1]!]);
+  }
+  for (const [name, values] of seen) if (values.length > 1) req.headers[name] = values;
+}
+
 /** What the services accept as a caller's `X-Request-Id` (packages/http); anything else is replaced. */
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
@@ -24,6 +62,7 @@ export function startGateway(
   });
   const server = http.createServer((req, res) => {
     // One id per request, passed to the service and on every answer, the gateway's own 404 and 502 included.
+    keepRepeatedHeaders(req);
     const incoming = req.headers["x-request-id"];
     const requestId = typeof incoming === "string" && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     req.headers["x-request-id"] = requestId;

@@ -42,9 +42,11 @@ describe("local gateway (src/gateway.ts)", () => {
   let gateway: http.Server;
   let base: string;
   const seen: (string | undefined)[] = [];
+  const raw: string[][] = [];
   beforeAll(async () => {
     upstream = http.createServer((req, res) => {
       seen.push(req.headers["x-request-id"] as string | undefined);
+      raw.push(req.rawHeaders);
       res.setHeader("X-Request-Id", String(req.headers["x-request-id"]));
       res.end("{}");
     });
@@ -80,5 +82,20 @@ describe("local gateway (src/gateway.ts)", () => {
     expect([notFound.status, notFound.headers.get("x-request-id")]).toEqual([404, expect.any(String)]);
     const down = await fetch(`${base}/domains`, { headers: { "X-Request-Id": "trace-43" } });
     expect([down.status, down.headers.get("x-request-id")]).toEqual([502, "trace-43"]);
+  });
+
+  it("passes a repeated header on as separate lines (two Idempotency-Keys stay two, for the service's 400)", async () => {
+    await new Promise<void>((resolve, reject) => {
+      const req = http.request(`${base}/v1/send-email`, { method: "POST" }, (res) => {
+        res.resume();
+        res.on("end", resolve);
+      });
+      req.on("error", reject);
+      req.setHeader("Idempotency-Key", ["X", "Y"]);
+      req.end("{}");
+    });
+    const last = raw.at(-1)!;
+    const keys = last.filter((_v, i) => i % 2 === 1 && last[i - 1]!.toLowerCase() === "idempotency-key");
+    expect(keys).toEqual(["X", "Y"]);
   });
 });
