@@ -5,6 +5,7 @@ import { baseApp } from "@emailsvc/runtime";
 import type { Deps } from "./deps";
 import { providerWebhookFastPath } from "./routes/provider-webhook.routes";
 import { trackingFastPath } from "./routes/tracking.routes";
+import { unsubscribeRouter } from "./routes/unsubscribe.routes";
 
 /**
  * Every route here is a machine endpoint hit once per email event (pixel, click, SNS delivery), so all are
@@ -16,6 +17,8 @@ export function createApp(deps: Deps, lifecycle?: Pick<Lifecycle, "isAcceptingTr
     deps.hits.add({ activityId, kind, at: new Date(), ...(url ? { url } : {}) });
   const webhook = { verify: deps.verify, broker: deps.broker, logger: deps.logger };
   const app = baseApp(deps, lifecycle);
+  // Unsubscribe pages: rare, human requests, served by Express (behind the access log).
+  app.use(unsubscribeRouter({ db: deps.db, secret: deps.env.TRACKING_SECRET }));
   finishApp(app, deps.logger);
   // An Express app is `(req, res, next) => app.handle(req, res, next)`: putting the tracking routes and the SNS
   // receiver (POST /webhooks/provider, only served here) in front of `handle` serves them for the real server and

@@ -6,7 +6,7 @@ import { randomUUID } from "node:crypto";
 import http from "node:http";
 import request from "supertest";
 import { makeEnvelope, messagingTopology, Queues, RoutingKeys } from "@emailsvc/contracts";
-import { signTrackedUrl } from "@emailsvc/content";
+import { signTrackedUrl, unsubscribeUrl } from "@emailsvc/content";
 import { createDb } from "@emailsvc/db";
 import { createBroker } from "@emailsvc/messaging";
 import { createLogger, createMetrics } from "@emailsvc/observability";
@@ -769,5 +769,63 @@ describe("tracking", () => {
     }
     expect(outbox.rows[1].payload.payload.details).toEqual({ url });
     expect(outbox.rows[0].payload.payload.details).toBeUndefined();
+  });
+});
+
+describe("unsubscribe link (bulk mail's List-Unsubscribe and footer)", () => {
+  const suppressed = async (projectId: string) =>
+    (
+      await db.pool.query(
+        "SELECT email, reason, source_activity_id FROM suppressions WHERE project_id = $1",
+        [projectId],
+      )
+    ).rows;
+
+  it("GET only asks; the one-click POST suppresses the recipient as unsubscribed, once", async () => {
+    const a = await newActivity({ status: "delivered" });
+    const app = createApp(deps);
+    const u = new URL(unsubscribeUrl("http://x", SECRET, a.activityId));
+    const link = u.pathname + u.search;
+
+    const ask = await request(app).get(link);
+    expect(ask.status).toBe(200);
+    expect(ask.headers["content-type"]).toMatch(/^text\/html/);
+    expect(ask.text).toContain(`Stop sending these emails to ${a.recipient}?`);
+    expect(ask.text).toContain('<form method="post">');
+    expect((await request(app).head(link)).status).toBe(200);
+    expect(await suppressed(a.projectId)).toEqual([]); // a GET (a link scanner) unsubscribes nobody
+
+    // RFC 8058: what a mailbox provider's unsubscribe button sends
+    const post = await request(app)
+      .post(link)
+      .set("Content-Type", "application/x-www-form-urlencoded")
+      .send("List-Unsubscribe=One-Click");
+    expect(post.status).toBe(200);
+    expect(post.text).toContain("You are unsubscribed");
+    expect(await suppressed(a.projectId)).toEqual([
+      { email: a.recipient, reason: "unsubscribed", source_activity_id: a.activityId },
+    ]);
+    expect((await request(app).post(link)).status).toBe(200); // again: nothing more
+    expect(await suppressed(a.projectId)).toHaveLength(1);
+    expect((await request(app).get(link)).text).toContain("You are unsubscribed");
+  });
+
+  it("a link we did not sign changes nothing: 400 page; another method 405", async () => {
+    const a = await newActivity({ status: "delivered" });
+    const other = await newActivity({ status: "delivered" });
+    const app = createApp(deps);
+    const otherSig = new URL(unsubscribeUrl("http://x", SECRET, other.activityId)).searchParams.get("sig");
+    for (const link of [
+      `/t/u/${a.activityId}`,
+      `/t/u/${a.activityId}?sig=${otherSig}`,
+      `/t/u/${a.activityId}?sig=${otherSig}&sig=x`,
+      `/t/u/not-an-id?sig=${otherSig}`,
+    ]) {
+      expect((await request(app).post(link)).status).toBe(400);
+      expect((await request(app).get(link)).status).toBe(400);
+    }
+    expect(await suppressed(a.projectId)).toEqual([]);
+    const put = await request(app).put(`/t/u/${a.activityId}`);
+    expect([put.status, put.headers.allow]).toEqual([405, "GET, HEAD, POST"]);
   });
 });

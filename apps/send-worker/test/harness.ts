@@ -103,6 +103,8 @@ export interface NewSend {
   replyTokens?: boolean;
   /** The project's live webhook URL (client events are written to the outbox only when there is one). */
   webhookUrl?: string | null;
+  /** The recipients of a /v1/send-batch call with this email_type. */
+  batch?: { emailType: string };
 }
 
 /** Inserts what public-api's accept transaction writes: project, message, queued activities, reply tokens. */
@@ -128,8 +130,8 @@ export async function insertSend(
   }
   const messageId = randomUUID();
   await h.db.pool.query(
-    `INSERT INTO email_messages (id, project_id, source, from_email, from_name, subject, html, text, cc, bcc, headers, attachments, template_id)
-     VALUES ($1, $2, 'api', 'sender@example.com', $3, 'Hello {{name}}', $4, $5, $6, $7, $8, $9, $10)`,
+    `INSERT INTO email_messages (id, project_id, source, from_email, from_name, subject, html, text, cc, bcc, headers, attachments, template_id, email_type)
+     VALUES ($1, $2, 'api', 'sender@example.com', $3, 'Hello {{name}}', $4, $5, $6, $7, $8, $9, $10, $11)`,
     [
       messageId,
       projectId,
@@ -141,16 +143,32 @@ export async function insertSend(
       s.headers ? JSON.stringify(s.headers) : null,
       attachments.length ? JSON.stringify(attachments) : null,
       s.templateId ?? null,
+      s.batch?.emailType ?? "transactional",
     ],
   );
+  const batchId = s.batch ? randomUUID() : null;
+  if (s.batch)
+    await h.db.pool.query(
+      "INSERT INTO batches (id, project_id, total, queued, status, email_type) VALUES ($1, $2, $3, $3, 'queued', $4)",
+      [batchId, projectId, s.recipients.length, s.batch.emailType],
+    );
   const activityIds: string[] = [];
   for (const [i, r] of s.recipients.entries()) {
     const id = randomUUID();
     const token = s.replyTokens === false ? null : randomUUID().replace(/-/g, "").slice(0, 8);
     await h.db.pool.query(
-      `INSERT INTO activities (id, project_id, email_message_id, recipient, status, reply_token, data, created_at)
-       VALUES ($1, $2, $3, $4, 'queued', $5, $6, now() + ($7 || ' milliseconds')::interval)`,
-      [id, projectId, messageId, r, token, s.data?.[i] ? JSON.stringify(s.data[i]) : null, String(i)],
+      `INSERT INTO activities (id, project_id, email_message_id, recipient, status, reply_token, data, created_at, batch_id)
+       VALUES ($1, $2, $3, $4, 'queued', $5, $6, now() + ($7 || ' milliseconds')::interval, $8)`,
+      [
+        id,
+        projectId,
+        messageId,
+        r,
+        token,
+        s.data?.[i] ? JSON.stringify(s.data[i]) : null,
+        String(i),
+        batchId,
+      ],
     );
     if (token)
       await h.db.pool.query("INSERT INTO reply_tokens (token, project_id, activity_id) VALUES ($1, $2, $3)", [

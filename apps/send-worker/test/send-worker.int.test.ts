@@ -8,7 +8,7 @@ import {
   RoutingKeys,
   type Topology,
 } from "@emailsvc/contracts";
-import { verifyTrackedUrl } from "@emailsvc/content";
+import { signUnsubscribe, verifyTrackedUrl } from "@emailsvc/content";
 import { createBroker } from "@emailsvc/messaging";
 import { createLogger } from "@emailsvc/observability";
 import { rpcConsumer } from "../src/consumers/rpc.consumer";
@@ -130,6 +130,31 @@ describe("send-worker (real PostgreSQL, Redis, s3rver, provider simulator)", () 
     expect(x).toContain("Hi &lt;Ann&gt;");
     expect(y).toContain("Hi friend");
     expect(x).not.toMatch(/^Reply-To:/m);
+  });
+
+  it("gives bulk batch mail a one-click List-Unsubscribe and a footer; transactional mail neither", async () => {
+    const bulk = await insertSend(h, { recipients: ["bulk@example.com"], batch: { emailType: "marketing" } });
+    const receipt = await insertSend(h, {
+      recipients: ["receipt@example.com"],
+      batch: { emailType: "transactional" },
+    });
+    const single = await insertSend(h, { recipients: ["single@example.com"] });
+    for (const s of [bulk, receipt, single]) await sendActivity(h.deps, s.activityIds[0]!);
+    // quoted-printable soft breaks joined, folded header lines unfolded
+    const raw = async (to: string) =>
+      (await simMessages(h, to))[0]!.raw.replace(/=\r?\n/g, "").replace(/\r\n(?=[ \t])/g, "");
+    const b = await raw("bulk@example.com");
+    const url = `${h.deps.tracking.baseUrl.replace(/\/$/, "")}/t/u/${bulk.activityIds[0]}?sig=${signUnsubscribe(h.deps.tracking.secret, bulk.activityIds[0]!)}`;
+    expect(b).toContain(`List-Unsubscribe: <${url}>`);
+    expect(b).toMatch(/^List-Unsubscribe-Post: List-Unsubscribe=One-Click\r$/m);
+    // the footer in both parts, its link not rewritten through the click endpoint
+    expect(b).toContain(`Unsubscribe: ${url.replace(/=/g, "=3D")}`); // quoted-printable
+    expect(b).toContain("You received this email from Sender Name (sender@example.com).");
+    expect(b).toContain(`href=3D"${url.replace(/=/g, "=3D")}"`);
+    for (const to of ["receipt@example.com", "single@example.com"]) {
+      const r = await raw(to);
+      expect(r).not.toMatch(/List-Unsubscribe|Unsubscribe:/);
+    }
   });
 
   it("a redelivered send request sends nobody twice", async () => {

@@ -4,3 +4,4 @@ export * from "./render-double-braces";
 export * from "./render-template";
 export * from "./text-part";
 export * from "./tracking-signature";
+export * from "./unsubscribe-footer";

@@ -30,3 +30,20 @@ export function clickUrl(baseUrl: string, secret: string, activityId: string, ur
 export function openPixelUrl(baseUrl: string, activityId: string): string {
   return `${baseUrl.replace(/\/$/, "")}/t/o/${activityId}`;
 }
+
+/** The signature of an activity's unsubscribe link: over the activity id alone, in its own domain. */
+export function signUnsubscribe(secret: string, activityId: string): string {
+  return createHmac("sha256", secret).update(`unsubscribe\n${activityId}`).digest("base64url").slice(0, 32);
+}
+
+export function verifyUnsubscribe(secret: string, activityId: string, sig: string | undefined): boolean {
+  if (!sig) return false;
+  const expected = Buffer.from(signUnsubscribe(secret, activityId));
+  const given = Buffer.from(sig);
+  return expected.length === given.length && timingSafeEqual(expected, given);
+}
+
+/** `/t/u/:activityId?sig=…`: the List-Unsubscribe (RFC 8058 one-click POST) and footer link of a bulk email. */
+export function unsubscribeUrl(baseUrl: string, secret: string, activityId: string): string {
+  return `${baseUrl.replace(/\/$/, "")}/t/u/${activityId}?sig=${signUnsubscribe(secret, activityId)}`;
+}

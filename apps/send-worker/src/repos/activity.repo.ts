@@ -16,6 +16,8 @@ export interface ClaimedActivity {
   data: Record<string, unknown> | null;
   replyToken: string | null;
   isTest: boolean;
+  /** One recipient of a /v1/send-batch call. */
+  inBatch: boolean;
 }
 
 export interface StoredMessage {
@@ -31,6 +33,7 @@ export interface StoredMessage {
   attachments: { filename: string; contentType: string; size: number; storageKey: string }[] | null;
   templateId: string | null;
   source: string;
+  emailType: string;
 }
 
 export interface Claim {
@@ -55,6 +58,7 @@ function toMessage(r: MessageRow): StoredMessage {
     attachments: r.attachments as StoredMessage["attachments"],
     templateId: r.template_id as string | null,
     source: r.source as string,
+    emailType: r.email_type as string,
   };
 }
 
@@ -67,10 +71,12 @@ function toMessage(r: MessageRow): StoredMessage {
  */
 const LOAD_SQL = `
 SELECT a.id, a.project_id, a.email_message_id, a.recipient, a.data, a.reply_token, a.is_test,
+       a.batch_id IS NOT NULL AS in_batch,
        CASE WHEN a.batch_id IS NULL THEN
          json_build_object('id', m.id, 'from_email', m.from_email, 'from_name', m.from_name, 'subject', m.subject,
            'html', m.html, 'text', m.text, 'cc', m.cc, 'bcc', m.bcc, 'headers', m.headers,
-           'attachments', m.attachments, 'template_id', m.template_id, 'source', m.source)
+           'attachments', m.attachments, 'template_id', m.template_id, 'source', m.source,
+           'email_type', m.email_type)
        END AS m
   FROM activities a LEFT JOIN email_messages m ON m.id = a.email_message_id
  WHERE a.id = ANY($1::uuid[]) AND a.status = 'queued'`;
@@ -89,6 +95,7 @@ export async function loadQueued(db: Db, ids: readonly string[]): Promise<(Claim
         data: r.data as Record<string, unknown> | null,
         replyToken: r.reply_token as string | null,
         isTest: r.is_test as boolean,
+        inBatch: r.in_batch as boolean,
       },
       message: r.m ? toMessage(r.m as MessageRow) : null,
     });
@@ -118,7 +125,7 @@ export async function claimActivities(db: Db, ids: readonly string[]): Promise<b
 
 export async function loadMessage(db: Db, id: string): Promise<StoredMessage> {
   const res = await db.pool.query(
-    `SELECT id, from_email, from_name, subject, html, text, cc, bcc, headers, attachments, template_id, source FROM email_messages WHERE id = $1`,
+    `SELECT id, from_email, from_name, subject, html, text, cc, bcc, headers, attachments, template_id, source, email_type FROM email_messages WHERE id = $1`,
     [id],
   );
   const r = res.rows[0] as MessageRow | undefined;

@@ -1,4 +1,4 @@
-import { RenderLimitError } from "@emailsvc/content";
+import { addUnsubscribeFooter, RenderLimitError, unsubscribeUrl } from "@emailsvc/content";
 import { asciiDomainAddress } from "@emailsvc/contracts";
 import type { Db } from "@emailsvc/db";
 import type { Logger } from "@emailsvc/observability";
@@ -77,7 +77,7 @@ export async function sendActivity(deps: SendActivityDeps, activityId: string): 
   let claimed = false;
   try {
     const message = claim.message ?? (await cachedMessage(deps, activity.emailMessageId));
-    const rendered = renderActivity({
+    let rendered = renderActivity({
       activityId: activity.id,
       subject: message.subject,
       html: message.html,
@@ -96,6 +96,15 @@ export async function sendActivity(deps: SendActivityDeps, activityId: string): 
       })),
     );
     const headers: MimeInput["headers"] = { ...(message.headers ?? {}) };
+    if (activity.inBatch && message.emailType !== "transactional" && activity.projectId) {
+      // Bulk mail (spec 4.1: unsubscribe headers and the compliance footer come with /v1/send-batch): RFC 8058
+      // one-click unsubscribe, which the large mailbox providers require of bulk senders, and a footer link.
+      const url = unsubscribeUrl(deps.tracking.baseUrl, deps.tracking.secret, activity.id);
+      headers["List-Unsubscribe"] = `<${url}>`;
+      headers["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click";
+      const sender = message.fromName ? `${message.fromName} (${message.fromEmail})` : message.fromEmail;
+      rendered = { ...rendered, ...addUnsubscribeFooter(rendered, { url, sender }) };
+    }
     let replyTo: MimeInput["replyTo"] = null;
     if (activity.replyToken) {
       delete headers["Reply-To"];

@@ -1,0 +1,82 @@
+import { Router, type Response } from "express";
+import { escapeHtml, verifyUnsubscribe } from "@emailsvc/content";
+import type { Db } from "@emailsvc/db";
+import { methodNotAllowed } from "@emailsvc/http";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+const page = (res: Response, status: number, title: string, body: string): void => {
+  res
+    .status(status)
+    .set({
+      "Content-Type": "text/html; charset=utf-8",
+      "Cache-Control": "no-store",
+      "X-Robots-Tag": "noindex",
+    })
+    .send(
+      `<!doctype html><html><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">` +
+        `<title>${title}</title></head><body style="font-family:sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem">` +
+        `<h1 style="font-size:1.4rem">${title}</h1>${body}</body></html>`,
+    );
+};
+
+const INVALID = "<p>This unsubscribe link is not valid. Use the link in the email you received.</p>";
+
+/** The activity the link was written for, or null when the link is not one we signed. */
+async function recipientOf(db: Db, secret: string, id: string, sig: unknown) {
+  if (!UUID.test(id) || typeof sig !== "string" || !verifyUnsubscribe(secret, id, sig)) return null;
+  const r = await db.pool.query<{ recipient: string; project_id: string; suppressed: boolean }>(
+    `SELECT a.recipient, a.project_id,
+            EXISTS (SELECT 1 FROM suppressions s WHERE s.project_id = a.project_id AND s.email = lower(a.recipient)) AS suppressed
+       FROM activities a WHERE a.id = $1 AND a.project_id IS NOT NULL`,
+    [id],
+  );
+  return r.rows[0] ?? null;
+}
+
+/**
+ * The unsubscribe link of bulk emails (the List-Unsubscribe header and the footer, `unsubscribeUrl`):
+ *   POST /t/u/:id?sig=…  unsubscribes at once: RFC 8058's one-click POST (`List-Unsubscribe=One-Click`), which
+ *                        mailbox providers send from their own unsubscribe button, and the page's form;
+ *   GET  /t/u/:id?sig=…  only asks: a GET must not unsubscribe, or every link scanner that opens it would.
+ * The recipient is added to the project's suppressions with reason `unsubscribed` (spec 1.7: skipped from then
+ * on). A link we did not sign, or whose email is unknown, gets a 400 page and changes nothing.
+ */
+export function unsubscribeRouter(deps: { db: Db; secret: string }): Router {
+  const r = Router();
+  r.get("/t/u/:id", async (req, res) => {
+    const found = await recipientOf(deps.db, deps.secret, req.params.id, req.query.sig);
+    if (!found) return page(res, 400, "Invalid link", INVALID);
+    if (found.suppressed)
+      return page(
+        res,
+        200,
+        "You are unsubscribed",
+        `<p>${escapeHtml(found.recipient)} gets no more of these emails.</p>`,
+      );
+    page(
+      res,
+      200,
+      "Unsubscribe",
+      `<p>Stop sending these emails to ${escapeHtml(found.recipient)}?</p>` +
+        `<form method="post"><button type="submit" name="List-Unsubscribe" value="One-Click">Unsubscribe</button></form>`,
+    );
+  });
+  r.post("/t/u/:id", async (req, res) => {
+    const found = await recipientOf(deps.db, deps.secret, req.params.id, req.query.sig);
+    if (!found) return page(res, 400, "Invalid link", INVALID);
+    await deps.db.pool.query(
+      `INSERT INTO suppressions (id, project_id, email, reason, source_activity_id)
+       VALUES (gen_random_uuid(), $1, lower($2), 'unsubscribed', $3) ON CONFLICT (project_id, email) DO NOTHING`,
+      [found.project_id, found.recipient, req.params.id],
+    );
+    page(
+      res,
+      200,
+      "You are unsubscribed",
+      `<p>${escapeHtml(found.recipient)} gets no more of these emails.</p>`,
+    );
+  });
+  r.all("/t/u/:id", methodNotAllowed("GET", "HEAD", "POST"));
+  return r;
+}
