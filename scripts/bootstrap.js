@@ -7,8 +7,9 @@ const { spawnSync } = require("node:child_process");
 const fs = require("node:fs");
 const path = require("node:path");
 
-const PNPM_VERSION = "10.34.9";
 const root = path.resolve(__dirname, "..");
+// The pinned version is package.json's packageManager ("pnpm@x.y.z"), so the two cannot drift apart.
+const PNPM_VERSION = require(path.join(root, "package.json")).packageManager.replace(/^pnpm@/, "");
 const localBin = path.join(root, ".local", "tools", "node_modules", ".bin");
 
 function run(cmd, args, opts = {}) {
@@ -22,11 +23,21 @@ function hasPnpm(bin) {
   return r.status === 0 && r.stdout.trim().startsWith("10.");
 }
 
+// The README's later commands (`pnpm admin …`, `pnpm db:migrate`) run in the user's shell, so pnpm has to be on
+// their PATH: a global install first; .local/tools (on the PATH of our children only) when npm may not write there.
 function ensurePnpm() {
   if (hasPnpm("pnpm")) return "pnpm";
   const local = path.join(localBin, "pnpm");
-  if (hasPnpm(local)) return local;
-  console.log(`[bootstrap] installing pnpm@${PNPM_VERSION} into .local/tools`);
+  if (hasPnpm(local)) return usingLocal(local);
+  console.log(`[bootstrap] installing pnpm@${PNPM_VERSION} (npm install -g)`);
+  const g = spawnSync("npm", ["install", "-g", "--no-audit", "--no-fund", `pnpm@${PNPM_VERSION}`], {
+    stdio: ["ignore", "inherit", "pipe"],
+    encoding: "utf8",
+  });
+  if (g.status === 0 && hasPnpm("pnpm")) return "pnpm";
+  const npmError = (g.stderr ?? "").split("\n").find((l) => l.includes("error")) ?? "npm failed";
+  const why = g.status === 0 ? "npm's global bin directory is not on PATH" : npmError.trim();
+  console.log(`[bootstrap] the global install did not work (${why}); installing pnpm into .local/tools`);
   const status = run("npm", [
     "install",
     "--no-save",
@@ -40,6 +51,14 @@ function ensurePnpm() {
     console.error("[bootstrap] could not install pnpm; install it with: npm i -g pnpm@" + PNPM_VERSION);
     process.exit(1);
   }
+  return usingLocal(local);
+}
+
+function usingLocal(local) {
+  console.log(
+    `[bootstrap] pnpm is in .local/tools, not on your PATH. For the README's other pnpm commands either\n` +
+      `    export PATH="${path.dirname(local)}:$PATH"   (this shell), or: sudo npm install -g pnpm@${PNPM_VERSION}`,
+  );
   return local;
 }
 

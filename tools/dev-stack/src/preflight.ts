@@ -13,7 +13,12 @@ export const DEPENDENCIES: Dependency[] = [
     name: "PostgreSQL",
     host: "127.0.0.1",
     port: 5432,
-    fix: "sudo apt-get install -y postgresql && sudo pg_ctlcluster --skip-systemctl-redirect $(ls /etc/postgresql) main start",
+    // The stack logs in as postgres@127.0.0.1 without a password: Debian's default pg_hba.conf asks for one over
+    // TCP, so the hint trusts loopback TCP (first matching line wins) before starting the cluster.
+    fix:
+      "sudo apt-get install -y postgresql && V=$(ls /etc/postgresql | sort -V | tail -1) && " +
+      "sudo sed -i '1i host all all 127.0.0.1/32 trust\\nhost all all ::1/128 trust' /etc/postgresql/$V/main/pg_hba.conf && " +
+      "sudo pg_ctlcluster --skip-systemctl-redirect $V main restart",
   },
   {
     name: "RabbitMQ",
