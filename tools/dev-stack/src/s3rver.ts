@@ -3,17 +3,19 @@ import fs from "node:fs";
 import S3rver from "s3rver";
 
 const port = Number(process.env.S3_PORT ?? 4569);
+// Loopback for the local stack; docker-compose sets 0.0.0.0 so the other containers reach http://s3:4569.
+const host = process.env.S3_HOST ?? "127.0.0.1";
 const directory = process.env.S3_DIR ?? ".local/s3";
 fs.mkdirSync(directory, { recursive: true });
 const server = new S3rver({
   port,
-  address: "127.0.0.1",
+  address: host,
   directory,
   silent: true,
   configureBuckets: [{ name: "inbound-mail" }, { name: "attachments" }],
 });
 server.run().then(
-  () => process.stdout.write(`s3rver listening on ${port}\n`),
+  () => process.stdout.write(`s3rver listening on ${host}:${port}\n`),
   (err: unknown) => {
     process.stderr.write(`s3rver failed: ${String(err)}\n`);
     process.exit(1);
