@@ -664,32 +664,31 @@ describe("tracking", () => {
     expect((again.opened_first_at as Date).getTime()).toBe(t(1).getTime());
   });
 
-  it("records nothing for an email not yet sent; a hit while sending moves the status once it is sent", async () => {
+  it("records nothing for an email the provider has not accepted (yet); counts hits once it is sent", async () => {
     const t = (ms: number) => new Date(Date.UTC(2026, 0, 1, 12, 0, 0, ms));
     const events = async (id: string) =>
       (await db.pool.query("SELECT count(*)::int AS n FROM email_events WHERE activity_id = $1", [id]))
         .rows[0].n as number;
-    for (const status of ["scheduled", "queued", "cancelled", "failed"]) {
+    for (const status of ["scheduled", "queued", "sending", "cancelled", "failed"]) {
       const a = await newActivity({ status });
-      expect(await recordTrackingHits(db, [{ activityId: a.activityId, kind: "open", at: t(1) }])).toBe(0);
+      expect(
+        await recordTrackingHits(db, [
+          { activityId: a.activityId, kind: "click", url: "https://x.example/", at: t(1) },
+        ]),
+      ).toBe(0);
+      const r = await row(a.activityId);
       expect({
         status,
         events: await events(a.activityId),
-        opened: (await row(a.activityId)).opened_first_at,
-      }).toEqual({ status, events: 0, opened: null });
+        opened: r.opened_first_at,
+        clicked: r.clicked_first_at,
+      }).toEqual({ status, events: 0, opened: null, clicked: null });
+      // once sent, the next hit is its first open
+      await db.pool.query("UPDATE activities SET status = 'delivered' WHERE id = $1", [a.activityId]);
+      await recordTrackingHits(db, [{ activityId: a.activityId, kind: "open", at: t(3) }]);
+      const after = await row(a.activityId);
+      expect([after.status, (after.opened_first_at as Date).getTime()]).toEqual(["opened", t(3).getTime()]);
     }
-    // opened while the send was under way (the provider had it): the times are set, the status cannot move yet
-    const a = await newActivity({ status: "sending" });
-    await recordTrackingHits(db, [
-      { activityId: a.activityId, kind: "click", url: "https://x.example/", at: t(2) },
-    ]);
-    expect((await row(a.activityId)).status).toBe("sending");
-    await db.pool.query("UPDATE activities SET status = 'delivered' WHERE id = $1", [a.activityId]);
-    await recordTrackingHits(db, [{ activityId: a.activityId, kind: "open", at: t(3) }]);
-    const r = await row(a.activityId);
-    expect([r.status, (r.opened_first_at as Date).getTime(), (r.clicked_first_at as Date).getTime()]).toEqual(
-      ["clicked", t(2).getTime(), t(2).getTime()],
-    );
   });
 
   it("counts a GET only: a HEAD of the pixel or of a click link gets the same answer and records nothing", async () => {

@@ -15,19 +15,19 @@ export interface TrackingHit {
  *   h    the hits, in arrival order (times as epoch milliseconds: a number array costs the client far less to
  *        send than Date values), each with its event record's id: time-ordered (UUID v7), so the records append
  *        to the right edge of email_events' primary key (random ids cost PostgreSQL 40–70% more per row);
- *   a    their activities, once handed to the provider: a hit on an unknown id, or on an email that was never
- *        sent (scheduled, queued, cancelled, failed), cannot come from its recipient and records nothing (a
- *        pixel URL fetched before the send used to set opened_first_at, and the email never became `opened`);
+ *   a    their activities once sent: a hit on an unknown id, or on an email the provider has not accepted yet
+ *        (scheduled, queued, sending) or never will (cancelled, failed), cannot come from its recipient and
+ *        records nothing (a pixel URL fetched before the send set opened_first_at, and the email then never
+ *        became `opened`);
  *   k    the event records: each hit's own, and for the batch's first hit on an email with no recorded open, if
  *        it is a click, an `open` before it (the image may have been blocked), as a second, rarely non-empty
  *        branch of a UNION ALL (a lateral unnest of a one- or two-element array per hit cost PostgreSQL more for
  *        the common case of plain opens). Materialised once, so the generated event ids are the same for the
  *        events and their outbox rows;
  *   ev   every hit is an event record;
- *   g/upd `opened_first_at` / `clicked_first_at`, written only while still NULL, and the forward-only status:
+ *   g/upd `opened_first_at` / `clicked_first_at` and the forward-only status, written only while still NULL:
  *        the condition is re-checked on the latest row version, so of many concurrent first hits exactly one
- *        writes, and repeat hits touch no activity row once the status has caught up (a hit while the send
- *        was still `sending` sets the times; the next hit after it is `sent` moves the status);
+ *        writes, and repeat hits touch no activity row;
  *   ob   the client events (`email.opened` / `email.clicked`) of projects with a webhook URL for the send's mode:
  *        one envelope per event type is built in TypeScript for the whole batch (makeEnvelope's shape), and the
  *        statement fills in each event's own id, time, activity, project, mode, record id and URL.
@@ -38,7 +38,7 @@ WITH h AS (
     WITH ORDINALITY AS h(activity_id, kind, at_ms, url, ev_id, ord)
 ), a AS (
   SELECT id, project_id, is_test, opened_first_at FROM activities
-   WHERE id = ANY($1::uuid[]) AND status NOT IN ('scheduled', 'queued', 'cancelled', 'failed')
+   WHERE id = ANY($1::uuid[]) AND status NOT IN ('scheduled', 'queued', 'sending', 'cancelled', 'failed')
 ), k AS MATERIALIZED (
   SELECT h.ev_id, h.activity_id, h.kind, to_timestamp(h.at_ms / 1000) AS at, h.ord, 1 AS sub,
          a.project_id, a.is_test, CASE WHEN h.kind = 'click' THEN h.url END AS url
@@ -61,13 +61,12 @@ WITH h AS (
     opened_first_at = COALESCE(t.opened_first_at, g.first_at),
     clicked_first_at = COALESCE(t.clicked_first_at, g.first_click),
     status = CASE
-      WHEN t.status IN ('sent', 'delivered', 'opened') AND (g.first_click IS NOT NULL OR t.clicked_first_at IS NOT NULL) THEN 'clicked'
-      WHEN t.status IN ('sent', 'delivered') THEN 'opened'
+      WHEN g.first_click IS NOT NULL AND t.clicked_first_at IS NULL AND t.status IN ('sent', 'delivered', 'opened') THEN 'clicked'
+      WHEN t.opened_first_at IS NULL AND t.status IN ('sent', 'delivered') THEN 'opened'
       ELSE t.status END,
     updated_at = now()
   FROM g
-  WHERE t.id = g.activity_id AND (t.opened_first_at IS NULL OR (g.first_click IS NOT NULL AND t.clicked_first_at IS NULL)
-        OR t.status IN ('sent', 'delivered') OR (t.status = 'opened' AND t.clicked_first_at IS NOT NULL))
+  WHERE t.id = g.activity_id AND (t.opened_first_at IS NULL OR (g.first_click IS NOT NULL AND t.clicked_first_at IS NULL))
 ), o AS (
   SELECT gen_random_uuid() AS id, k.*,
          to_char(k.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at_iso,
