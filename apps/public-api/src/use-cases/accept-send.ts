@@ -394,15 +394,29 @@ export async function acceptSends(db: Db, inputs: readonly AcceptSendInput[]): P
 
 /**
  * Group commit of the v1 accepts: the first runs at once; those that arrive while a statement is in flight go
- * together in the next (`acceptSends`). One alone, another shape, or a batch that fails runs through
- * `acceptSend`, item by item.
+ * together in the next (`acceptSends`). When that statement refuses (one item's gate, key or quota), every item
+ * runs again alone through `acceptSend`, all at once, and each gets its own answer or error; one alone, or
+ * another shape, runs alone from the start.
  */
 export function createAcceptBatcher(db: Db): Batcher<AcceptSendInput, AcceptResult> {
-  return createBatcher<AcceptSendInput, AcceptResult>({
-    run: async (inputs) =>
-      inputs.length > 1 && inputs.every(batchable)
-        ? acceptSends(db, inputs)
-        : Promise.all(inputs.map((input) => acceptSend(db, input))),
+  const batcher = createBatcher<AcceptSendInput, PromiseSettledResult<AcceptResult>>({
+    run: async (inputs) => {
+      if (inputs.length > 1 && inputs.every(batchable)) {
+        try {
+          return (await acceptSends(db, inputs)).map((value) => ({ status: "fulfilled", value }));
+        } catch {
+          // nothing was written: each item alone says why
+        }
+      }
+      return Promise.allSettled(inputs.map((input) => acceptSend(db, input)));
+    },
     maxInFlight: 2,
   });
+  return {
+    async submit(input) {
+      const result = await batcher.submit(input);
+      if (result.status === "rejected") throw result.reason;
+      return result.value;
+    },
+  };
 }
