@@ -519,6 +519,7 @@ describe("methods (spec 4.10)", () => {
     const cases: [string, "get" | "put" | "patch" | "post" | "delete", string][] = [
       ["/domains", "post", "GET"],
       ["/domains/register", "get", "POST"],
+      ["/domains/register", "delete", "POST"],
       ["/domains/acme.test", "get", "DELETE"],
       ["/domains/acme.test/dns-records", "post", "GET"],
       ["/domains/acme.test/verify", "get", "POST"],

@@ -169,6 +169,9 @@ export function domainsRouter(deps: DomainRoutesDeps): Router {
     });
   });
 
+  // before `/domains/:domain`, whose DELETE would take "register" for a domain name (a 404)
+  r.all("/domains/register", methodNotAllowed("POST"));
+
   r.get("/domains", async (req, res) => {
     const { projectId } = getAuth(res);
     const q = str(req.query.domain);
@@ -347,7 +350,6 @@ export function domainsRouter(deps: DomainRoutesDeps): Router {
   // Another method on a known path: 405 with Allow, not the 404 that `/domains/:domain` overlapping the fixed
   // paths used to give. Registered last, so every route above is tried first.
   r.all("/domains", methodNotAllowed("GET"));
-  r.all("/domains/register", methodNotAllowed("POST"));
   r.all("/domains/:domain", methodNotAllowed("DELETE"));
   r.all("/domains/:domain/dns-records", methodNotAllowed("GET"));
   r.all("/domains/:domain/verify", methodNotAllowed("POST"));
