@@ -119,6 +119,32 @@ describe("scheduler dispatch (real PostgreSQL)", () => {
     expect(usage.rows[0]).toEqual({ live: 2, total: 2 });
   });
 
+  it("a send whose every recipient was suppressed ends cancelled, not sent", async () => {
+    const projectId = randomUUID();
+    await db.pool.query("INSERT INTO projects (id, name) VALUES ($1, 'p')", [projectId]);
+    const [sendId] = await scheduleSends(1, -1000, 2);
+    await db.pool.query("UPDATE scheduled_sends SET project_id = $1 WHERE id = $2", [projectId, sendId]);
+    await db.pool.query(
+      "UPDATE activities SET project_id = $1, is_test = true WHERE scheduled_send_id = $2",
+      [projectId, sendId],
+    );
+    for (const email of ["r0-0@example.com", "r0-1@example.com"])
+      await db.pool.query(
+        "INSERT INTO suppressions (id, project_id, email, reason) VALUES ($1, $2, $3, 'unsubscribed')",
+        [randomUUID(), projectId, email],
+      );
+    expect(await dispatchDueSends({ pool: db.pool, claimedBy: "t" })).toEqual({
+      scheduledSends: 1,
+      activities: 0,
+      suppressed: 2,
+    });
+    expect(await settleHandedOffSends(db.pool)).toBe(1);
+    const s = await db.pool.query("SELECT status, sent_at, cancelled_at FROM scheduled_sends WHERE id = $1", [
+      sendId,
+    ]);
+    expect(s.rows[0]).toMatchObject({ status: "cancelled", sent_at: null, cancelled_at: expect.any(Date) });
+  });
+
   it("a cancelled send is never handed over", async () => {
     const [id] = await scheduleSends(1, -1000);
     await db.pool.query("UPDATE scheduled_sends SET status = 'cancelled' WHERE id = $1", [id]);

@@ -157,6 +157,18 @@ describe("send-worker (real PostgreSQL, Redis, s3rver, provider simulator)", () 
     }
   });
 
+  it("the copies go with the first recipient that is sent, not a cancelled one (suppressed at hand-over)", async () => {
+    const s = await insertSend(h, {
+      recipients: ["gone@example.com", "stays@example.com"],
+      cc: ["copy@example.com"],
+      bcc: ["blind@example.com"],
+    });
+    await h.db.pool.query("UPDATE activities SET status = 'cancelled' WHERE id = $1", [s.activityIds[0]]);
+    await sendActivity(h.deps, s.activityIds[1]!);
+    const sent = (await simMessages(h, "stays@example.com"))[0]!;
+    expect([sent.cc, sent.bcc]).toEqual([["copy@example.com"], ["blind@example.com"]]);
+  });
+
   it("a redelivered send request sends nobody twice", async () => {
     const consumer = await h.broker.consume(
       Queues.sendWorkerSend,

@@ -128,18 +128,21 @@ export async function dispatchDueSends(opts: DispatchOptions): Promise<DispatchR
 }
 
 /**
- * `sending` → `sent` once none of its activities is still waiting (queued/sending), or `failed` when every one
- * of them failed. Cheap and idempotent; any replica may run it.
+ * `sending` → `sent` once none of its activities is still waiting (queued/sending), `failed` when every one
+ * of them failed, `cancelled` when every recipient was suppressed at hand-over. Cheap and idempotent; any replica may run it.
  */
 export async function settleHandedOffSends(pool: Pool): Promise<number> {
   const res = await pool.query(
     `UPDATE scheduled_sends s
-        SET status = CASE WHEN agg.failed = agg.total THEN 'failed' ELSE 'sent' END,
-            sent_at = CASE WHEN agg.failed = agg.total THEN NULL ELSE now() END,
+        SET status = CASE WHEN agg.failed = agg.total THEN 'failed'
+                          WHEN agg.cancelled = agg.total THEN 'cancelled' ELSE 'sent' END,
+            sent_at = CASE WHEN agg.failed = agg.total OR agg.cancelled = agg.total THEN NULL ELSE now() END,
+            cancelled_at = CASE WHEN agg.cancelled = agg.total THEN now() ELSE s.cancelled_at END,
             updated_at = now()
        FROM (SELECT a.scheduled_send_id AS id,
                     count(*) AS total,
                     count(*) FILTER (WHERE a.status = 'failed') AS failed,
+                    count(*) FILTER (WHERE a.status = 'cancelled') AS cancelled,
                     count(*) FILTER (WHERE a.status IN ('queued', 'sending', 'scheduled')) AS waiting
                FROM activities a
                JOIN scheduled_sends x ON x.id = a.scheduled_send_id AND x.status = 'sending'

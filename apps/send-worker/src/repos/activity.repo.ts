@@ -136,7 +136,9 @@ export async function loadMessage(db: Db, id: string): Promise<StoredMessage> {
 /** cc/bcc belong to the message, not to each recipient: only its first activity carries them. */
 export async function isFirstActivity(db: Db, emailMessageId: string, activityId: string): Promise<boolean> {
   const res = await db.pool.query<{ id: string }>(
-    "SELECT id FROM activities WHERE email_message_id = $1 ORDER BY created_at, id LIMIT 1",
+    // not a cancelled one (a recipient suppressed when its scheduled send was handed over): the copies go with
+    // the first recipient that is sent
+    "SELECT id FROM activities WHERE email_message_id = $1 AND status <> 'cancelled' ORDER BY created_at, id LIMIT 1",
     [emailMessageId],
   );
   return res.rows[0]?.id === activityId;
