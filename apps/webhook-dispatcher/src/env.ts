@@ -24,11 +24,19 @@ export const envSchema = serviceEnv(3008)
     /**
      * A project's receiver is slow while an attempt takes this long (its last, or one still running); a slow
      * receiver gets at most WEBHOOK_SLOW_RECEIVER_SLOTS of the WEBHOOK_PREFETCH slots, and its other events wait
-     * WEBHOOK_DEFER_MS (not counted as attempts), so one project's hanging receiver cannot hold up the others.
+     * (not counted as attempts) 5 s, then 30 s, 2 min and 10 min as they are deferred again (WEBHOOK_DEFER_MS),
+     * so one project's hanging receiver holds up neither the others nor the broker.
      */
     WEBHOOK_SLOW_MS: z.coerce.number().int().positive().default(2_000),
     WEBHOOK_SLOW_RECEIVER_SLOTS: z.coerce.number().int().positive().default(5),
-    WEBHOOK_DEFER_MS: z.coerce.number().int().positive().default(5_000),
+    WEBHOOK_DEFER_MS: z
+      .string()
+      .default("5000,30000,120000,600000")
+      .transform((s) => s.split(",").map((x) => Number(x.trim())))
+      .refine(
+        (a) => a.length > 0 && a.every((n) => Number.isInteger(n) && n > 0),
+        "comma-separated positive integers",
+      ),
     /** How long a project's webhook URLs are trusted in process (a changed URL takes effect within this). */
     WEBHOOK_URL_CACHE_MS: z.coerce.number().int().min(0).default(5_000),
     /**

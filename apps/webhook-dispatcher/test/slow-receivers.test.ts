@@ -14,23 +14,40 @@ describe("slow receiver gate", () => {
     expect(gate.admit("p", false)).not.toBeNull();
   });
 
-  it("limits a slow receiver to its slots, per mode, until an attempt is fast again", () => {
+  it("limits a slow receiver to its slots, per mode, until attempts are fast again", () => {
     const gate = createSlowReceiverGate({ slowMs: 2000, slowLimit: 2 });
     const first = [gate.admit("p", false)!, gate.admit("p", false)!, gate.admit("p", false)!];
     now += 2500; // all three still running past slowMs: slow
     expect(gate.admit("p", false)).toBeNull();
     expect(gate.admit("p", true)).not.toBeNull(); // the test URL is another destination
     expect(gate.admit("q", false)).not.toBeNull(); // so is another project
-    first[0]!(); // took 2.5 s: still slow, and 2 in flight
+    first[0]!(); // took 2.5 s: slow, and still 2 in flight
     expect(gate.admit("p", false)).toBeNull();
     first[1]!();
-    const third = gate.admit("p", false); // 1 in flight: a slot
-    expect(third).not.toBeNull();
+    first[2]!();
+    // slow with nothing in flight: 2 slots
+    const fast = [gate.admit("p", false)!, gate.admit("p", false)!];
     expect(gate.admit("p", false)).toBeNull();
     now += 50;
-    third!(); // a fast attempt: no longer slow
-    first[2]!(); // ...but this one took long again
-    expect([gate.admit("p", false), gate.admit("p", false)].every(Boolean)).toBe(true);
+    fast.forEach((r) => r()); // two fast attempts: not yet enough
+    const more = [gate.admit("p", false)!, gate.admit("p", false)!];
     expect(gate.admit("p", false)).toBeNull();
+    more[0]!(); // the third fast one in a row: fast again, no limit
+    expect([gate.admit("p", false), gate.admit("p", false), gate.admit("p", false)].every(Boolean)).toBe(
+      true,
+    );
+  });
+
+  it("one fast failure between hangs does not lift the limit", () => {
+    const gate = createSlowReceiverGate({ slowMs: 2000, slowLimit: 1 });
+    const hang = gate.admit("p", false)!;
+    now += 3000;
+    hang(); // slow
+    const quick = gate.admit("p", false)!;
+    expect(gate.admit("p", false)).toBeNull();
+    now += 10;
+    quick(); // e.g. an instant 500
+    gate.admit("p", false)!;
+    expect(gate.admit("p", false)).toBeNull(); // still limited to one
   });
 });

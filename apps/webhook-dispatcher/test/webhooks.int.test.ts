@@ -20,7 +20,7 @@ const logger = createLogger({ service: "wd-test", level: "silent" });
 const topology = webhookTopology({
   WEBHOOK_RETRY_DELAYS_MS: [200, 400, 800, 1600],
   WEBHOOK_MAX_ATTEMPTS: 5,
-  WEBHOOK_DEFER_MS: 200,
+  WEBHOOK_DEFER_MS: [200, 400],
 });
 const broker = createBroker({ url: process.env.RABBITMQ_URL!, name: "wd-test", topology, logger });
 const deps: DeliverDeps = {

@@ -73,7 +73,7 @@ export function workQueueProcessor<P>(queue: QueueDef, handler: MessageHandler<P
         safeAck(ch, msg);
         return;
       }
-      if (err instanceof DeferredError && policy.deferMs) {
+      if (err instanceof DeferredError && policy.deferMs?.length) {
         try {
           await deferLater(ch, msg, queue, policy.deferMs, ctx.attempt);
         } catch (pubErr) {

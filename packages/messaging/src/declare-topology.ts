@@ -12,7 +12,7 @@ const QUORUM = { "x-queue-type": "quorum" } as const;
 
 /** The distinct retry delays of a policy (and its deferral wait), in first-use order; one retry queue each. */
 export function distinctDelays(policy: RetryPolicy): number[] {
-  return [...new Set([...policy.delaysMs, ...(policy.deferMs ? [policy.deferMs] : [])])];
+  return [...new Set([...policy.delaysMs, ...(policy.deferMs ?? [])])];
 }
 
 /** Delay before re-running a message whose attempt `attempt` (1-based) just failed. */

@@ -59,23 +59,33 @@ export async function retryLater(
   return delay;
 }
 
-/** Sends the message to `<queue>.retry.<deferMs>` with its attempt number unchanged, then acks the original. */
+/** How many times a message was deferred (`deferLater`). */
+export const DEFERRALS_HEADER = "x-deferrals";
+
+/**
+ * Sends the message to the retry queue of its next deferral wait, with its attempt number unchanged and its
+ * deferral count + 1, then acks the original. Resolves with the wait.
+ */
 export async function deferLater(
   ch: ConfirmChannel,
   msg: ConsumeMessage,
   queue: QueueDef,
-  deferMs: number,
+  deferMs: readonly number[],
   attempt: number,
-): Promise<void> {
-  const headers = { ...carriedHeaders(msg), [ATTEMPT_HEADER]: attempt };
+): Promise<number> {
+  const before = Number(msg.properties.headers?.[DEFERRALS_HEADER] ?? 0);
+  const deferrals = Number.isInteger(before) && before >= 0 ? before + 1 : 1;
+  const delay = deferMs[Math.min(deferrals, deferMs.length) - 1]!;
+  const headers = { ...carriedHeaders(msg), [ATTEMPT_HEADER]: attempt, [DEFERRALS_HEADER]: deferrals };
   await publishConfirmed(
     ch,
     "",
-    retryQueueName(queue.name, deferMs),
+    retryQueueName(queue.name, delay),
     msg.content,
     copyProperties(msg, headers),
   );
   safeAck(ch, msg);
+  return delay;
 }
 
 /** Sends the message to `<queue>.parking` with why it failed, then acks the original. */

@@ -235,8 +235,8 @@ test("close() waits for a running handler to finish and ack", async () => {
   expect(await look.count(Queues.shopIngestOrderCreate)).toBe(0);
 });
 
-test("a deferred message comes back after deferMs with its attempt number unchanged, and is never parked", async () => {
-  const DEFER = 150;
+test("a deferred message comes back after its deferral wait, longer each time, its attempt number unchanged, never parked", async () => {
+  const DEFER = [150, 300] as const;
   const deferring = makeBroker("defer-test", {
     topology: {
       ...testTopology,
@@ -246,11 +246,11 @@ test("a deferred message comes back after deferMs with its attempt number unchan
     },
   });
   await deferring.ready();
-  const runs: { at: number; attempt: number }[] = [];
+  const runs: { at: number; attempt: number; deferrals: unknown }[] = [];
   const consumer = await deferring.consume(
     Queues.campaignDispatcherCommands,
     (_e, ctx) => {
-      runs.push({ at: Date.now(), attempt: ctx.attempt });
+      runs.push({ at: Date.now(), attempt: ctx.attempt, deferrals: ctx.headers["x-deferrals"] });
       // more deferrals than maxAttempts (3): none of them counts
       if (runs.length <= 4) throw new DeferredError("tenant busy");
       if (runs.length === 5) throw new RetryableError("now a real failure");
@@ -259,11 +259,15 @@ test("a deferred message comes back after deferMs with its attempt number unchan
   );
   const env = makeEnvelope(RoutingKeys.campaignTriggerRequested, { campaignId: "c-defer" }, { projectId });
   await deferring.publish(Exchanges.jobs, RoutingKeys.campaignTriggerRequested, env);
-  await waitFor(() => runs.length >= 6, 5000, "six runs");
+  await waitFor(() => runs.length >= 6, 8000, "six runs");
   await sleep(400);
   expect(runs.map((r) => r.attempt)).toEqual([1, 1, 1, 1, 1, 2]);
-  for (let i = 1; i < 5; i++) expect(runs[i]!.at - runs[i - 1]!.at).toBeGreaterThanOrEqual(DEFER - 10);
-  expect(runs[5]!.at - runs[4]!.at).toBeGreaterThanOrEqual(TEST_RETRY.delaysMs[0] - 10);
+  expect(runs.map((r) => r.deferrals)).toEqual([undefined, 1, 2, 3, 4, 4]);
+  const gaps = runs.slice(1).map((r, i) => r.at - runs[i]!.at);
+  // the first deferral waits 150 ms, every later one 300 ms (the last wait repeats); then the retry delay
+  expect(gaps[0]).toBeGreaterThanOrEqual(DEFER[0] - 10);
+  for (const g of gaps.slice(1, 4)) expect(g).toBeGreaterThanOrEqual(DEFER[1] - 10);
+  expect(gaps[4]).toBeGreaterThanOrEqual(TEST_RETRY.delaysMs[0] - 10);
   expect(await look.count(parkingQueueName(Queues.campaignDispatcherCommands))).toBe(0);
   await consumer.close();
   await deferring.close();

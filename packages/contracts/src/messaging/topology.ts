@@ -7,10 +7,12 @@ export interface RetryPolicy {
   /** Total handler runs, first included; a message failing run `maxAttempts` is parked. */
   maxAttempts: number;
   /**
-   * Wait before a message its handler deferred (`DeferredError`: it cannot be taken now, e.g. its tenant has too
-   * much in flight) runs again. A deferral is not an attempt and never parks the message. Unset: not deferrable.
+   * Waits before a message its handler deferred (`DeferredError`: it cannot be taken now, e.g. its tenant has too
+   * much in flight) runs again: the n-th deferral of a message waits `deferMs[min(n-1, last)]`, so a long-deferred
+   * backlog comes round less and less often. A deferral is not an attempt and never parks the message. Unset or
+   * empty: not deferrable.
    */
-  deferMs?: number;
+  deferMs?: readonly number[];
 }
 
 export interface ExchangeDef {
