@@ -4,7 +4,7 @@ import { createLogger, createMetrics } from "@emailsvc/observability";
 import { AppError, ErrorCode } from "./errors";
 import { requireJson } from "./error-middleware";
 import { finishApp } from "./finish-app";
-import { createServiceApp } from "./service-app";
+import { createServiceApp, loggedUrl } from "./service-app";
 
 function buildApp(ready: boolean) {
   const logger = createLogger({ service: "t", level: "silent" });
@@ -77,5 +77,12 @@ describe("service app", () => {
     expect(res.status).toBe(200);
     const res2 = await request(buildApp(true)).get("/nope").set("X-Request-Id", "abc-123");
     expect(res2.headers["x-request-id"]).toBe("abc-123");
+  });
+
+  it("leaves a link's signature out of the access log's URL", () => {
+    expect(loggedUrl("/t/u/abc?sig=SECRET")).toBe("/t/u/abc?sig=[redacted]");
+    expect(loggedUrl("/x?a=1&sig=S&b=2#f")).toBe("/x?a=1&sig=[redacted]&b=2#f");
+    expect(loggedUrl("/v1/send-email")).toBe("/v1/send-email");
+    expect(loggedUrl(undefined)).toBeUndefined();
   });
 });

@@ -19,6 +19,14 @@ export interface ServiceAppOptions {
   early?: (app: Express) => void;
 }
 
+/**
+ * The URL as the access log writes it: a `sig` query value left out, since it is a capability (an unsubscribe
+ * link's signature acts for its recipient), and logs are read by more people than the recipient.
+ */
+export function loggedUrl(url: string | undefined): string | undefined {
+  return url?.replace(/([?&]sig=)[^&#]*/g, "$1[redacted]");
+}
+
 /** Request id from `X-Request-Id` (gateway) or a new one; echoed back and present in every log line. */
 const requestContext: RequestHandler = (req, res, next) => {
   const incoming = req.header("x-request-id");
@@ -75,7 +83,7 @@ export function createServiceApp(opts: ServiceAppOptions): Express {
         req: (req: { id?: unknown; method?: string; url?: string }) => ({
           id: req.id,
           method: req.method,
-          url: req.url,
+          url: loggedUrl(req.url),
         }),
         res: (res: { statusCode?: number }) => ({ statusCode: res.statusCode }),
       },
