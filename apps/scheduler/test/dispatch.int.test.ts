@@ -37,6 +37,21 @@ async function scheduleSends(n: number, dueInMs: number, recipientsEach = 1): Pr
   return ids;
 }
 
+/** A project whose sender a@b.c (what scheduleSends writes) is verified. */
+async function projectWithSender(totalSent = 0): Promise<string> {
+  const projectId = randomUUID();
+  await db.pool.query("INSERT INTO projects (id, name, total_sent) VALUES ($1, 'p', $2)", [
+    projectId,
+    totalSent,
+  ]);
+  await db.pool.query(
+    `INSERT INTO sender_profiles (id, project_id, sender_name, sender_email, email_verified, active, updated_at)
+     VALUES ($1, $2, 'A', 'a@b.c', true, true, now())`,
+    [randomUUID(), projectId],
+  );
+  return projectId;
+}
+
 async function outboxActivityIds(): Promise<string[]> {
   const res = await db.pool.query<{ payload: { payload: { activityIds: string[] } } }>(
     "SELECT payload FROM outbox_messages WHERE routing_key = 'email.send-requested'",
@@ -49,7 +64,7 @@ describe("scheduler dispatch (real PostgreSQL)", () => {
     await scheduleSends(3, -1000);
     await scheduleSends(2, 60_000); // not due yet
     const r = await dispatchDueSends({ pool: db.pool, claimedBy: "t" });
-    expect(r).toEqual({ scheduledSends: 3, activities: 3, suppressed: 0 });
+    expect(r).toEqual({ scheduledSends: 3, activities: 3, suppressed: 0, unverifiedSender: 0 });
     expect((await dispatchDueSends({ pool: db.pool, claimedBy: "t" })).scheduledSends).toBe(0);
     expect(await outboxActivityIds()).toHaveLength(3);
     const statuses = await db.pool.query(
@@ -80,8 +95,7 @@ describe("scheduler dispatch (real PostgreSQL)", () => {
   });
 
   it("a recipient suppressed since the send was accepted is cancelled at hand-over and given back to the quota", async () => {
-    const projectId = randomUUID();
-    await db.pool.query("INSERT INTO projects (id, name, total_sent) VALUES ($1, 'p', 3)", [projectId]);
+    const projectId = await projectWithSender(3);
     const [sendId] = await scheduleSends(1, -1000, 3);
     await db.pool.query(
       "UPDATE scheduled_sends SET project_id = $1, created_at = '2026-10-31T23:59:00Z' WHERE id = $2",
@@ -101,7 +115,7 @@ describe("scheduler dispatch (real PostgreSQL)", () => {
       [randomUUID(), projectId],
     );
     const r = await dispatchDueSends({ pool: db.pool, claimedBy: "t" });
-    expect(r).toEqual({ scheduledSends: 1, activities: 2, suppressed: 1 });
+    expect(r).toEqual({ scheduledSends: 1, activities: 2, suppressed: 1, unverifiedSender: 0 });
     const acts = await db.pool.query(
       "SELECT recipient, status, failure_reason FROM activities WHERE scheduled_send_id = $1 ORDER BY recipient",
       [sendId],
@@ -120,8 +134,7 @@ describe("scheduler dispatch (real PostgreSQL)", () => {
   });
 
   it("a send whose every recipient was suppressed ends cancelled, not sent", async () => {
-    const projectId = randomUUID();
-    await db.pool.query("INSERT INTO projects (id, name) VALUES ($1, 'p')", [projectId]);
+    const projectId = await projectWithSender();
     const [sendId] = await scheduleSends(1, -1000, 2);
     await db.pool.query("UPDATE scheduled_sends SET project_id = $1 WHERE id = $2", [projectId, sendId]);
     await db.pool.query(
@@ -137,12 +150,55 @@ describe("scheduler dispatch (real PostgreSQL)", () => {
       scheduledSends: 1,
       activities: 0,
       suppressed: 2,
+      unverifiedSender: 0,
     });
     expect(await settleHandedOffSends(db.pool)).toBe(1);
     const s = await db.pool.query("SELECT status, sent_at, cancelled_at FROM scheduled_sends WHERE id = $1", [
       sendId,
     ]);
     expect(s.rows[0]).toMatchObject({ status: "cancelled", sent_at: null, cancelled_at: expect.any(Date) });
+  });
+
+  it("a send whose sender is no longer verified is cancelled at hand-over, given back, and ends cancelled", async () => {
+    const projectId = await projectWithSender(2);
+    const [gone, kept] = await scheduleSends(2, -1000);
+    for (const id of [gone!, kept!]) {
+      await db.pool.query(
+        "UPDATE scheduled_sends SET project_id = $1, created_at = '2026-10-31T12:00:00Z' WHERE id = $2",
+        [projectId, id],
+      );
+      await db.pool.query(
+        "UPDATE activities SET project_id = $1, is_test = false WHERE scheduled_send_id = $2",
+        [projectId, id],
+      );
+    }
+    await db.pool.query(
+      "INSERT INTO project_usage (project_id, period, live_sent) VALUES ($1, '2026-10', 2)",
+      [projectId],
+    );
+    // the first send's message now comes from an address the project never verified (its domain was deleted)
+    await db.pool.query(
+      "UPDATE email_messages SET from_email = 'news@deleted.example' WHERE id = (SELECT email_message_id FROM activities WHERE scheduled_send_id = $1)",
+      [gone],
+    );
+    const r = await dispatchDueSends({ pool: db.pool, claimedBy: "t" });
+    expect(r).toEqual({ scheduledSends: 2, activities: 1, suppressed: 0, unverifiedSender: 1 });
+    const act = await db.pool.query(
+      "SELECT status, failure_reason FROM activities WHERE scheduled_send_id = $1",
+      [gone],
+    );
+    expect(act.rows).toEqual([
+      { status: "cancelled", failure_reason: "sender no longer verified: news@deleted.example" },
+    ]);
+    await settleHandedOffSends(db.pool);
+    expect(
+      (await db.pool.query("SELECT status FROM scheduled_sends WHERE id = $1", [gone])).rows[0].status,
+    ).toBe("cancelled");
+    const usage = await db.pool.query(
+      "SELECT (SELECT live_sent FROM project_usage WHERE project_id = $1) AS live, total_sent::int AS total FROM projects WHERE id = $1",
+      [projectId],
+    );
+    expect(usage.rows[0]).toEqual({ live: 1, total: 1 });
   });
 
   it("a cancelled send is never handed over", async () => {

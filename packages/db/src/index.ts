@@ -5,3 +5,4 @@ export * from "./outbox";
 export * from "./time-ordered-uuid";
 export * from "./generated/prisma/client";
 export { createMigration, deployMigrations, diffMigrationsToSchema } from "./migrations";
+export * from "./sender-verified-sql";

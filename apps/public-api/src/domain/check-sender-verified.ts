@@ -1,50 +1,13 @@
-import { asciiDomainAddress } from "@emailsvc/contracts";
-import type { Db } from "@emailsvc/db";
+import { senderAddressForms, senderDomain } from "@emailsvc/contracts";
+import { type Db, senderVerifiedSql, suppressedAmongSql } from "@emailsvc/db";
 import { AppError, ErrorCode } from "@emailsvc/http";
+
+// Shared with the scheduler, which checks a scheduled send's sender again when it hands the send over.
+export { senderAddressForms, senderDomain } from "@emailsvc/contracts";
+export { senderVerifiedSql, suppressedAmongSql } from "@emailsvc/db";
 
 export type SenderVerification =
   { verified: true; via: "sender_profile" | "domain" } | { verified: false; domain: string };
-
-/** The part after the last `@`, lowercased, in its ASCII (punycode) form as domain identities store it. */
-export function senderDomain(email: string): string {
-  const address = asciiDomainAddress(email);
-  return address.slice(address.lastIndexOf("@") + 1);
-}
-
-/**
- * The address as sender profiles store it: lower-cased, the domain in its ASCII (punycode) form, so a profile
- * verified for `z@bücher.de` matches a send from `z@xn--bcher-kva.de` and the other way round.
- */
-export function senderAddress(email: string): string {
-  return asciiDomainAddress(email.toLowerCase());
-}
-
-/**
- * The forms a sender profile may hold the address in: `senderAddress`, and the address lower-cased as written
- * (profiles stored before addresses were normalized keep an internationalized domain in Unicode).
- */
-export function senderAddressForms(email: string): string[] {
-  return [...new Set([senderAddress(email), email.toLowerCase()])];
-}
-
-/**
- * Spec 4.4's two ways a sender is verified, as SQL over placeholders (or expressions) of the caller's statement:
- * (1) a sender profile of the project with this address, `email_verified` and active; (2) a verified, not
- * deleted domain identity of the project for the address's domain. `emails` is a text[] of
- * `senderAddressForms(email)`, `domain` is `senderDomain(email)`.
- */
-export function senderVerifiedSql(project: string, emails: string, domain: string) {
-  return {
-    profile: `EXISTS (SELECT 1 FROM sender_profiles
-                WHERE project_id = ${project} AND sender_email = ANY(${emails}) AND email_verified AND active)`,
-    domain: `EXISTS (SELECT 1 FROM domain_identities
-                WHERE project_id = ${project} AND domain = ${domain} AND status = 'verified' AND deleted_at IS NULL)`,
-  };
-}
-
-/** The project's suppressions among `emails` (a text[] of lowercased addresses), as a FROM … WHERE clause. */
-export const suppressedAmongSql = (project: string, emails: string) =>
-  `FROM suppressions WHERE project_id = ${project} AND email = ANY(${emails})`;
 
 const GATE_SQL = senderVerifiedSql("$1", "$2::text[]", "$3");
 

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
-import type { Pool } from "pg";
-import { Exchanges, makeEnvelope, RoutingKeys } from "@emailsvc/contracts";
+import type { Pool, PoolClient } from "pg";
+import { Exchanges, makeEnvelope, RoutingKeys, senderAddressForms, senderDomain } from "@emailsvc/contracts";
+import { senderVerifiedSql } from "@emailsvc/db";
 
 export interface DispatchOptions {
   pool: Pool;
@@ -17,24 +18,18 @@ export interface DispatchResult {
   activities: number;
   /** Recipients suppressed since the send was accepted: cancelled at hand-over instead of sent. */
   suppressed?: number;
+  /** Activities of sends whose sender is no longer verified: cancelled at hand-over. */
+  unverifiedSender?: number;
 }
 
 /**
- * Spec 1.7: "Emails to suppressed recipients (bounced or unsubscribed) are skipped." A scheduled send was checked
- * when it was accepted, possibly days ago; a recipient who bounced, complained or unsubscribed since is cancelled
- * here, with the reason, and given back to the live quota of the month the send was counted in (as a cancel does).
+ * What cancelled activities (`c`: project_id, is_test, scheduled_send_id) give back, as a cancel of the send
+ * does: the live quota of the month the send was counted in, and the project's total_sent.
  */
-const CANCEL_SUPPRESSED_SQL = `
-WITH sup AS (
-  UPDATE activities a SET status = 'cancelled', failure_reason = 'recipient suppressed: ' || x.reason, updated_at = now()
-    FROM suppressions x
-   WHERE a.scheduled_send_id = ANY($1::uuid[]) AND a.status = 'scheduled'
-     AND x.project_id = a.project_id AND x.email = lower(a.recipient)
-  RETURNING a.project_id, a.is_test, a.scheduled_send_id
-), live AS (
-  SELECT sup.project_id, to_char(s.created_at AT TIME ZONE 'UTC', 'YYYY-MM') AS period, count(*)::int AS n
-    FROM sup JOIN scheduled_sends s ON s.id = sup.scheduled_send_id
-   WHERE NOT sup.is_test
+const REFUND_CTES = `live AS (
+  SELECT c.project_id, to_char(s.created_at AT TIME ZONE 'UTC', 'YYYY-MM') AS period, count(*)::int AS n
+    FROM c JOIN scheduled_sends s ON s.id = c.scheduled_send_id
+   WHERE NOT c.is_test
    GROUP BY 1, 2
 ), usage AS (
   UPDATE project_usage u SET live_sent = GREATEST(u.live_sent - live.n, 0)
@@ -42,8 +37,72 @@ WITH sup AS (
 ), total AS (
   UPDATE projects p SET total_sent = GREATEST(p.total_sent - t.n, 0)
     FROM (SELECT project_id, sum(n)::int AS n FROM live GROUP BY 1) t WHERE p.id = t.project_id
-)
-SELECT count(*)::int AS n FROM sup`;
+)`;
+
+/**
+ * Spec 1.7: "Emails to suppressed recipients (bounced or unsubscribed) are skipped." A scheduled send was checked
+ * when it was accepted, possibly days ago; a recipient who bounced, complained or unsubscribed since is cancelled
+ * here, with the reason, and given back to the quota.
+ */
+const CANCEL_SUPPRESSED_SQL = `
+WITH c AS (
+  UPDATE activities a SET status = 'cancelled', failure_reason = 'recipient suppressed: ' || x.reason, updated_at = now()
+    FROM suppressions x
+   WHERE a.scheduled_send_id = ANY($1::uuid[]) AND a.status = 'scheduled'
+     AND x.project_id = a.project_id AND x.email = lower(a.recipient)
+  RETURNING a.project_id, a.is_test, a.scheduled_send_id
+), ${REFUND_CTES}
+SELECT count(*)::int AS n FROM c`;
+
+/** Every activity of sends whose sender is no longer verified: cancelled, with why, and given back. */
+const CANCEL_UNVERIFIED_SQL = `
+WITH c AS (
+  UPDATE activities a SET status = 'cancelled', failure_reason = 'sender no longer verified: ' || $2, updated_at = now()
+   WHERE a.scheduled_send_id = ANY($1::uuid[]) AND a.status = 'scheduled'
+  RETURNING a.project_id, a.is_test, a.scheduled_send_id
+), ${REFUND_CTES}
+SELECT count(*)::int AS n FROM c`;
+
+/** The claimed sends (with a project) and their sender, one row per distinct sender of a send. */
+const SENDERS_SQL = `
+SELECT DISTINCT a.scheduled_send_id AS id, a.project_id, m.from_email
+  FROM activities a JOIN email_messages m ON m.id = a.email_message_id
+ WHERE a.scheduled_send_id = ANY($1::uuid[]) AND a.status = 'scheduled' AND a.project_id IS NOT NULL`;
+
+/** Of the given (send, project, sender forms, domain), the sends whose sender is not verified (spec 4.4). */
+const UNVERIFIED = senderVerifiedSql(
+  "x.project_id",
+  "ARRAY(SELECT jsonb_array_elements_text(x.forms))",
+  "x.domain",
+);
+const UNVERIFIED_SQL = `
+SELECT x.id, x.from_email FROM unnest($1::uuid[], $2::uuid[], $3::jsonb[], $4::text[], $5::text[])
+    AS x(id, project_id, forms, domain, from_email)
+ WHERE NOT (${UNVERIFIED.profile} OR ${UNVERIFIED.domain})`;
+
+/**
+ * Spec 4.4's sender check, made again at hand-over: the sender was verified when the send was accepted, but a
+ * domain deleted or an address removed since must not send. Resolves with the activities cancelled.
+ */
+async function cancelUnverifiedSenders(client: PoolClient, ids: string[]): Promise<number> {
+  const senders = await client.query<{ id: string; project_id: string; from_email: string }>(SENDERS_SQL, [
+    ids,
+  ]);
+  if (!senders.rowCount) return 0;
+  const rows = senders.rows;
+  const unverified = await client.query<{ id: string; from_email: string }>(UNVERIFIED_SQL, [
+    rows.map((r) => r.id),
+    rows.map((r) => r.project_id),
+    rows.map((r) => JSON.stringify(senderAddressForms(r.from_email))),
+    rows.map((r) => senderDomain(r.from_email)),
+    rows.map((r) => r.from_email),
+  ]);
+  let cancelled = 0;
+  for (const r of unverified.rows)
+    cancelled += (await client.query<{ n: number }>(CANCEL_UNVERIFIED_SQL, [[r.id], r.from_email])).rows[0]!
+      .n;
+  return cancelled;
+}
 
 /**
  * Hands due scheduled sends to the send path, exactly once across any number of scheduler replicas:
@@ -68,6 +127,7 @@ export async function dispatchDueSends(opts: DispatchOptions): Promise<DispatchR
       return { scheduledSends: 0, activities: 0 };
     }
     const ids = claimed.rows.map((r) => r.id);
+    const unverifiedSender = await cancelUnverifiedSenders(client, ids);
     const suppressed = (await client.query<{ n: number }>(CANCEL_SUPPRESSED_SQL, [ids])).rows[0]?.n ?? 0;
     const activities = await client.query<{
       id: string;
@@ -118,7 +178,7 @@ export async function dispatchDueSends(opts: DispatchOptions): Promise<DispatchR
       [ids, opts.claimedBy],
     );
     await client.query("COMMIT");
-    return { scheduledSends: ids.length, activities: activities.rowCount ?? 0, suppressed };
+    return { scheduledSends: ids.length, activities: activities.rowCount ?? 0, suppressed, unverifiedSender };
   } catch (err) {
     await client.query("ROLLBACK").catch(() => undefined);
     throw err;

@@ -1,1 +1,2 @@
 export * from "./send-requests";
+export * from "./sender-address";
