@@ -52,6 +52,19 @@ async function projectWithSender(totalSent = 0): Promise<string> {
   return projectId;
 }
 
+/** Makes a send (scheduleSends writes none) the project's: live or test, accepted at `acceptedAt`. */
+async function ownedBy(projectId: string, sendId: string, opts: { live: boolean; acceptedAt?: string }) {
+  await db.pool.query(
+    "UPDATE scheduled_sends SET project_id = $1, created_at = coalesce($3, created_at) WHERE id = $2",
+    [projectId, sendId, opts.acceptedAt ?? null],
+  );
+  await db.pool.query("UPDATE activities SET project_id = $1, is_test = $3 WHERE scheduled_send_id = $2", [
+    projectId,
+    sendId,
+    !opts.live,
+  ]);
+}
+
 async function outboxActivityIds(): Promise<string[]> {
   const res = await db.pool.query<{ payload: { payload: { activityIds: string[] } } }>(
     "SELECT payload FROM outbox_messages WHERE routing_key = 'email.send-requested'",
@@ -97,14 +110,7 @@ describe("scheduler dispatch (real PostgreSQL)", () => {
   it("a recipient suppressed since the send was accepted is cancelled at hand-over and given back to the quota", async () => {
     const projectId = await projectWithSender(3);
     const [sendId] = await scheduleSends(1, -1000, 3);
-    await db.pool.query(
-      "UPDATE scheduled_sends SET project_id = $1, created_at = '2026-10-31T23:59:00Z' WHERE id = $2",
-      [projectId, sendId],
-    );
-    await db.pool.query(
-      "UPDATE activities SET project_id = $1, is_test = false WHERE scheduled_send_id = $2",
-      [projectId, sendId],
-    );
+    await ownedBy(projectId, sendId!, { live: true, acceptedAt: "2026-10-31T23:59:00Z" });
     // counted in October, when it was accepted
     await db.pool.query(
       "INSERT INTO project_usage (project_id, period, live_sent) VALUES ($1, '2026-10', 3)",
@@ -136,11 +142,7 @@ describe("scheduler dispatch (real PostgreSQL)", () => {
   it("a send whose every recipient was suppressed ends cancelled, not sent", async () => {
     const projectId = await projectWithSender();
     const [sendId] = await scheduleSends(1, -1000, 2);
-    await db.pool.query("UPDATE scheduled_sends SET project_id = $1 WHERE id = $2", [projectId, sendId]);
-    await db.pool.query(
-      "UPDATE activities SET project_id = $1, is_test = true WHERE scheduled_send_id = $2",
-      [projectId, sendId],
-    );
+    await ownedBy(projectId, sendId!, { live: false });
     for (const email of ["r0-0@example.com", "r0-1@example.com"])
       await db.pool.query(
         "INSERT INTO suppressions (id, project_id, email, reason) VALUES ($1, $2, $3, 'unsubscribed')",
@@ -162,16 +164,8 @@ describe("scheduler dispatch (real PostgreSQL)", () => {
   it("a send whose sender is no longer verified is cancelled at hand-over, given back, and ends cancelled", async () => {
     const projectId = await projectWithSender(2);
     const [gone, kept] = await scheduleSends(2, -1000);
-    for (const id of [gone!, kept!]) {
-      await db.pool.query(
-        "UPDATE scheduled_sends SET project_id = $1, created_at = '2026-10-31T12:00:00Z' WHERE id = $2",
-        [projectId, id],
-      );
-      await db.pool.query(
-        "UPDATE activities SET project_id = $1, is_test = false WHERE scheduled_send_id = $2",
-        [projectId, id],
-      );
-    }
+    for (const id of [gone!, kept!])
+      await ownedBy(projectId, id, { live: true, acceptedAt: "2026-10-31T12:00:00Z" });
     await db.pool.query(
       "INSERT INTO project_usage (project_id, period, live_sent) VALUES ($1, '2026-10', 2)",
       [projectId],

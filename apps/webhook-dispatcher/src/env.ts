@@ -2,6 +2,17 @@ import { z } from "zod";
 import { apiKeyEncryptionEnv, envBool, loadEnv } from "@emailsvc/config";
 import { serviceEnv } from "@emailsvc/runtime";
 
+/** Comma-separated milliseconds, each a positive integer. */
+const msList = (fallback: string) =>
+  z
+    .string()
+    .default(fallback)
+    .transform((s) => s.split(",").map((x) => Number(x.trim())))
+    .refine(
+      (a) => a.length > 0 && a.every((n) => Number.isInteger(n) && n > 0),
+      "comma-separated positive integers",
+    );
+
 export const envSchema = serviceEnv(3008)
   .extend(apiKeyEncryptionEnv.shape)
   .extend({
@@ -9,14 +20,7 @@ export const envSchema = serviceEnv(3008)
      * Waits between the 5 attempts (spec 6.3: 30 s, 1 min, 2 min, 4 min; the spec's fifth delay, 8 min, would
      * only precede a sixth attempt, which 5 attempts never make). Tests scale these down.
      */
-    WEBHOOK_RETRY_DELAYS_MS: z
-      .string()
-      .default("30000,60000,120000,240000")
-      .transform((s) => s.split(",").map((x) => Number(x.trim())))
-      .refine(
-        (a) => a.length > 0 && a.every((n) => Number.isInteger(n) && n > 0),
-        "comma-separated positive integers",
-      ),
+    WEBHOOK_RETRY_DELAYS_MS: msList("30000,60000,120000,240000"),
     WEBHOOK_MAX_ATTEMPTS: z.coerce.number().int().min(1).default(5),
     /** Per attempt (spec 6.3: 10 s). */
     WEBHOOK_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
@@ -29,14 +33,7 @@ export const envSchema = serviceEnv(3008)
      */
     WEBHOOK_SLOW_MS: z.coerce.number().int().positive().default(2_000),
     WEBHOOK_SLOW_RECEIVER_SLOTS: z.coerce.number().int().positive().default(5),
-    WEBHOOK_DEFER_MS: z
-      .string()
-      .default("5000,30000,120000,600000")
-      .transform((s) => s.split(",").map((x) => Number(x.trim())))
-      .refine(
-        (a) => a.length > 0 && a.every((n) => Number.isInteger(n) && n > 0),
-        "comma-separated positive integers",
-      ),
+    WEBHOOK_DEFER_MS: msList("5000,30000,120000,600000"),
     /** How long a project's webhook URLs are trusted in process (a changed URL takes effect within this). */
     WEBHOOK_URL_CACHE_MS: z.coerce.number().int().min(0).default(5_000),
     /**

@@ -26,16 +26,22 @@ export const ABORT_IDEMPOTENCY = "idempotency_conflict";
 export const ABORT_QUOTA = "quota_exceeded";
 export const ABORT_SEND_GATES = "send_gates_refused";
 
+/**
+ * How an idempotency row is written, by the single accept and the batched one alike: the first writer wins, or
+ * one older than 24 h is taken over; a key taken (and not expired) returns no row.
+ */
+export const IDEMPOTENCY_UPSERT = `ON CONFLICT (project_id, key) DO UPDATE
+    SET fingerprint = EXCLUDED.fingerprint, response_status = EXCLUDED.response_status,
+        response_body = EXCLUDED.response_body, email_message_id = EXCLUDED.email_message_id, created_at = now()
+    WHERE idempotency_keys.created_at < now() - interval '24 hours'
+  RETURNING 1`;
+
 /** `idem`, `usage` and `total`, to open a WITH list. */
 export function gateCtes(p: GatePlaceholders): string {
   return `idem AS (
   INSERT INTO idempotency_keys (project_id, key, fingerprint, response_status, response_body, email_message_id)
   SELECT ${p.project}, ${p.key}, ${p.fingerprint}, ${p.status}, ${p.body}, ${p.messageId} WHERE ${p.key} IS NOT NULL
-  ON CONFLICT (project_id, key) DO UPDATE
-    SET fingerprint = EXCLUDED.fingerprint, response_status = EXCLUDED.response_status,
-        response_body = EXCLUDED.response_body, email_message_id = EXCLUDED.email_message_id, created_at = now()
-    WHERE idempotency_keys.created_at < now() - interval '24 hours'
-  RETURNING 1
+  ${IDEMPOTENCY_UPSERT}
 ), usage AS (
   INSERT INTO project_usage AS u (project_id, period, live_sent) SELECT ${p.project}, ${p.period}, ${p.count} WHERE ${p.counts}
   ON CONFLICT (project_id, period) DO UPDATE SET live_sent = u.live_sent + EXCLUDED.live_sent

@@ -9,6 +9,7 @@ import {
   gateCheck,
   gateCtes,
   type GatePlaceholders,
+  IDEMPOTENCY_UPSERT,
 } from "../repos/accept-gates";
 import {
   senderAddressForms,
@@ -274,11 +275,7 @@ WITH i AS (
 ), idem AS (
   INSERT INTO idempotency_keys (project_id, key, fingerprint, response_status, response_body, email_message_id)
   SELECT project_id, idem_key, idem_fingerprint, idem_status, idem_body, message_id FROM i WHERE idem_key IS NOT NULL
-  ON CONFLICT (project_id, key) DO UPDATE
-    SET fingerprint = EXCLUDED.fingerprint, response_status = EXCLUDED.response_status,
-        response_body = EXCLUDED.response_body, email_message_id = EXCLUDED.email_message_id, created_at = now()
-    WHERE idempotency_keys.created_at < now() - interval '24 hours'
-  RETURNING 1
+  ${IDEMPOTENCY_UPSERT}
 ), per_project AS (
   SELECT project_id, sum(count)::int AS count FROM i WHERE counts GROUP BY project_id
 ), usage AS (
