@@ -195,6 +195,24 @@ describe("scheduler dispatch (real PostgreSQL)", () => {
     expect(usage.rows[0]).toEqual({ live: 1, total: 1 });
   });
 
+  it("a send where nothing went out (one cancelled, one failed) ends failed, not sent", async () => {
+    const projectId = await projectWithSender();
+    const [sendId] = await scheduleSends(1, -1000, 2);
+    await ownedBy(projectId, sendId!, { live: false });
+    await db.pool.query(
+      "INSERT INTO suppressions (id, project_id, email, reason) VALUES ($1, $2, 'r0-0@example.com', 'bounce')",
+      [randomUUID(), projectId],
+    );
+    await dispatchDueSends({ pool: db.pool, claimedBy: "t" });
+    await db.pool.query(
+      "UPDATE activities SET status = 'failed' WHERE scheduled_send_id = $1 AND status = 'queued'",
+      [sendId],
+    );
+    await settleHandedOffSends(db.pool);
+    const s = await db.pool.query("SELECT status, sent_at FROM scheduled_sends WHERE id = $1", [sendId]);
+    expect(s.rows[0]).toEqual({ status: "failed", sent_at: null });
+  });
+
   it("a cancelled send is never handed over", async () => {
     const [id] = await scheduleSends(1, -1000);
     await db.pool.query("UPDATE scheduled_sends SET status = 'cancelled' WHERE id = $1", [id]);

@@ -80,8 +80,9 @@ describe("service app", () => {
   });
 
   it("leaves a link's signature out of the access log's URL", () => {
-    expect(loggedUrl("/t/u/abc?sig=SECRET")).toBe("/t/u/abc?sig=[redacted]");
-    expect(loggedUrl("/x?a=1&sig=S&b=2#f")).toBe("/x?a=1&sig=[redacted]&b=2#f");
+    expect(loggedUrl("/t/u/abc?sig=SECRET")).toBe("/t/u/abc?sig=redacted");
+    expect(loggedUrl("/x?a=1&sig=S&b=2")).toBe("/x?a=1&sig=redacted&b=2");
+    expect(loggedUrl("/t/u/abc?%73ig=SECRET&si%67=S2")).toBe("/t/u/abc?sig=redacted&sig=redacted");
     expect(loggedUrl("/v1/send-email")).toBe("/v1/send-email");
     expect(loggedUrl(undefined)).toBeUndefined();
   });

@@ -24,7 +24,14 @@ export interface ServiceAppOptions {
  * link's signature acts for its recipient), and logs are read by more people than the recipient.
  */
 export function loggedUrl(url: string | undefined): string | undefined {
-  return url?.replace(/([?&]sig=)[^&#]*/g, "$1[redacted]");
+  const q = url?.indexOf("?") ?? -1;
+  if (!url || q < 0) return url;
+  // decoded as the query parser decodes it: `?%73ig=` is a `sig` too
+  const params = new URLSearchParams(url.slice(q + 1));
+  if (!params.has("sig")) return url;
+  const logged = new URLSearchParams();
+  for (const [k, v] of params) logged.append(k, k === "sig" ? "redacted" : v);
+  return `${url.slice(0, q + 1)}${logged.toString()}`;
 }
 
 /** Request id from `X-Request-Id` (gateway) or a new one; echoed back and present in every log line. */

@@ -4,6 +4,9 @@ import { ATTEMPT_HEADER } from "./codec";
 import { publishConfirmed, safeAck } from "./confirm";
 import { retryDelayFor } from "./declare-topology";
 
+/** How many times a message was deferred (`deferLater`). */
+export const DEFERRALS_HEADER = "x-deferrals";
+
 /** Why a message was parked, in the `x-parked-reason` header. */
 export type ParkReason = "invalid-envelope" | "permanent-error" | "max-attempts";
 
@@ -48,6 +51,8 @@ export async function retryLater(
     [ATTEMPT_HEADER]: failedAttempt + 1,
     "x-last-error": errorText(err),
   };
+  // It ran: a deferral after this retry starts again from the shortest wait.
+  delete headers[DEFERRALS_HEADER];
   await publishConfirmed(
     ch,
     "",
@@ -58,9 +63,6 @@ export async function retryLater(
   safeAck(ch, msg);
   return delay;
 }
-
-/** How many times a message was deferred (`deferLater`). */
-export const DEFERRALS_HEADER = "x-deferrals";
 
 /**
  * Sends the message to the retry queue of its next deferral wait, with its attempt number unchanged and its

@@ -262,7 +262,8 @@ test("a deferred message comes back after its deferral wait, longer each time, i
   await waitFor(() => runs.length >= 6, 8000, "six runs");
   await sleep(400);
   expect(runs.map((r) => r.attempt)).toEqual([1, 1, 1, 1, 1, 2]);
-  expect(runs.map((r) => r.deferrals)).toEqual([undefined, 1, 2, 3, 4, 4]);
+  // the retry after it ran starts the deferral count again
+  expect(runs.map((r) => r.deferrals)).toEqual([undefined, 1, 2, 3, 4, undefined]);
   const gaps = runs.slice(1).map((r, i) => r.at - runs[i]!.at);
   // the first deferral waits 150 ms, every later one 300 ms (the last wait repeats); then the retry delay
   expect(gaps[0]).toBeGreaterThanOrEqual(DEFER[0] - 10);

@@ -188,15 +188,16 @@ export async function dispatchDueSends(opts: DispatchOptions): Promise<DispatchR
 }
 
 /**
- * `sending` → `sent` once none of its activities is still waiting (queued/sending), `failed` when every one
- * of them failed, `cancelled` when every recipient was suppressed at hand-over. Cheap and idempotent; any replica may run it.
+ * `sending` → `sent` once none of its activities is still waiting (queued/sending) and one of them went out;
+ * `cancelled` when every one was cancelled at hand-over (suppressed, sender no longer verified), `failed` when
+ * none went out and some failed. Cheap and idempotent; any replica may run it.
  */
 export async function settleHandedOffSends(pool: Pool): Promise<number> {
   const res = await pool.query(
     `UPDATE scheduled_sends s
-        SET status = CASE WHEN agg.failed = agg.total THEN 'failed'
-                          WHEN agg.cancelled = agg.total THEN 'cancelled' ELSE 'sent' END,
-            sent_at = CASE WHEN agg.failed = agg.total OR agg.cancelled = agg.total THEN NULL ELSE now() END,
+        SET status = CASE WHEN agg.cancelled = agg.total THEN 'cancelled'
+                          WHEN agg.failed + agg.cancelled = agg.total THEN 'failed' ELSE 'sent' END,
+            sent_at = CASE WHEN agg.failed + agg.cancelled = agg.total THEN NULL ELSE now() END,
             cancelled_at = CASE WHEN agg.cancelled = agg.total THEN now() ELSE s.cancelled_at END,
             updated_at = now()
        FROM (SELECT a.scheduled_send_id AS id,
