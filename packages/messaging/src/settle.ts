@@ -46,7 +46,7 @@ export async function retryLater(
   err: unknown,
 ): Promise<number> {
   const delay = retryDelayFor(queue.retry, failedAttempt);
-  const headers = {
+  const headers: Record<string, unknown> = {
     ...carriedHeaders(msg),
     [ATTEMPT_HEADER]: failedAttempt + 1,
     "x-last-error": errorText(err),
