@@ -53,6 +53,17 @@ export async function retryLater(
   };
   // It ran: a deferral after this retry starts again from the shortest wait.
   delete headers[DEFERRALS_HEADER];
+  return waitInRetryQueue(ch, msg, queue, delay, headers);
+}
+
+/** Copies the message to `<queue>.retry.<delay>` (it comes back after `delay`) with `headers`, then acks it. */
+async function waitInRetryQueue(
+  ch: ConfirmChannel,
+  msg: ConsumeMessage,
+  queue: QueueDef,
+  delay: number,
+  headers: Record<string, unknown>,
+): Promise<number> {
   await publishConfirmed(
     ch,
     "",
@@ -79,15 +90,7 @@ export async function deferLater(
   const deferrals = Number.isInteger(before) && before >= 0 ? before + 1 : 1;
   const delay = deferMs[Math.min(deferrals, deferMs.length) - 1]!;
   const headers = { ...carriedHeaders(msg), [ATTEMPT_HEADER]: attempt, [DEFERRALS_HEADER]: deferrals };
-  await publishConfirmed(
-    ch,
-    "",
-    retryQueueName(queue.name, delay),
-    msg.content,
-    copyProperties(msg, headers),
-  );
-  safeAck(ch, msg);
-  return delay;
+  return waitInRetryQueue(ch, msg, queue, delay, headers);
 }
 
 /** Sends the message to `<queue>.parking` with why it failed, then acks the original. */
