@@ -213,6 +213,28 @@ describe("scheduler dispatch (real PostgreSQL)", () => {
     expect(s.rows[0]).toEqual({ status: "failed", sent_at: null });
   });
 
+  it("cc and bcc addresses suppressed since the send was accepted are dropped from its copies", async () => {
+    const projectId = await projectWithSender();
+    const [sendId] = await scheduleSends(1, -1000);
+    await ownedBy(projectId, sendId!, { live: false });
+    await db.pool.query(
+      `UPDATE email_messages SET project_id = $1, cc = '{Keep@example.com,Gone@example.com}', bcc = '{gone2@example.com}'
+        WHERE id = (SELECT email_message_id FROM activities WHERE scheduled_send_id = $2)`,
+      [projectId, sendId],
+    );
+    for (const email of ["gone@example.com", "gone2@example.com"])
+      await db.pool.query(
+        "INSERT INTO suppressions (id, project_id, email, reason) VALUES ($1, $2, $3, 'bounce')",
+        [randomUUID(), projectId, email],
+      );
+    expect((await dispatchDueSends({ pool: db.pool, claimedBy: "t" })).activities).toBe(1);
+    const m = await db.pool.query(
+      "SELECT cc, bcc FROM email_messages WHERE id = (SELECT email_message_id FROM activities WHERE scheduled_send_id = $1)",
+      [sendId],
+    );
+    expect(m.rows[0]).toEqual({ cc: ["Keep@example.com"], bcc: [] });
+  });
+
   it("a cancelled send is never handed over", async () => {
     const [id] = await scheduleSends(1, -1000);
     await db.pool.query("UPDATE scheduled_sends SET status = 'cancelled' WHERE id = $1", [id]);

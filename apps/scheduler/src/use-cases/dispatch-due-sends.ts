@@ -54,6 +54,22 @@ WITH c AS (
 ), ${REFUND_CTES}
 SELECT count(*)::int AS n FROM c`;
 
+/**
+ * The copies of the claimed sends' messages without the addresses suppressed since (as an accept drops them):
+ * the send-worker gives cc and bcc to the first recipient it sends.
+ */
+const DROP_SUPPRESSED_COPIES_SQL = `
+UPDATE email_messages m
+   SET cc = ARRAY(SELECT c FROM unnest(m.cc) c WHERE NOT EXISTS
+                  (SELECT 1 FROM suppressions x WHERE x.project_id = m.project_id AND x.email = lower(c))),
+       bcc = ARRAY(SELECT b FROM unnest(m.bcc) b WHERE NOT EXISTS
+                  (SELECT 1 FROM suppressions x WHERE x.project_id = m.project_id AND x.email = lower(b)))
+ WHERE m.id IN (SELECT DISTINCT email_message_id FROM activities
+                 WHERE scheduled_send_id = ANY($1::uuid[]) AND status = 'scheduled')
+   AND m.project_id IS NOT NULL AND cardinality(m.cc) + cardinality(m.bcc) > 0
+   AND EXISTS (SELECT 1 FROM suppressions x
+                WHERE x.project_id = m.project_id AND x.email = ANY(ARRAY(SELECT lower(e) FROM unnest(m.cc || m.bcc) e)))`;
+
 /** Every activity of sends whose sender is no longer verified: cancelled, with why, and given back. */
 const CANCEL_UNVERIFIED_SQL = `
 WITH c AS (
@@ -129,6 +145,7 @@ export async function dispatchDueSends(opts: DispatchOptions): Promise<DispatchR
     const ids = claimed.rows.map((r) => r.id);
     const unverifiedSender = await cancelUnverifiedSenders(client, ids);
     const suppressed = (await client.query<{ n: number }>(CANCEL_SUPPRESSED_SQL, [ids])).rows[0]?.n ?? 0;
+    await client.query(DROP_SUPPRESSED_COPIES_SQL, [ids]);
     const activities = await client.query<{
       id: string;
       scheduled_send_id: string;
