@@ -2,10 +2,6 @@ import { senderAddressForms, senderDomain } from "@emailsvc/contracts";
 import { type Db, senderVerifiedSql, suppressedAmongSql } from "@emailsvc/db";
 import { AppError, ErrorCode } from "@emailsvc/http";
 
-// Shared with the scheduler, which checks a scheduled send's sender again when it hands the send over.
-export { senderAddressForms, senderDomain } from "@emailsvc/contracts";
-export { senderVerifiedSql, suppressedAmongSql } from "@emailsvc/db";
-
 export type SenderVerification =
   { verified: true; via: "sender_profile" | "domain" } | { verified: false; domain: string };
 

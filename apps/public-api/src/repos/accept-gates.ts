@@ -36,6 +36,13 @@ export const IDEMPOTENCY_UPSERT = `ON CONFLICT (project_id, key) DO UPDATE
     WHERE idempotency_keys.created_at < now() - interval '24 hours'
   RETURNING 1`;
 
+/** How a send is counted against the monthly quota: added to the month's row only while it stays within `limit`. */
+export const quotaUpsert = (
+  limit: string,
+) => `ON CONFLICT (project_id, period) DO UPDATE SET live_sent = u.live_sent + EXCLUDED.live_sent
+    WHERE u.live_sent + EXCLUDED.live_sent <= ${limit}
+  RETURNING 1`;
+
 /** `idem`, `usage` and `total`, to open a WITH list. */
 export function gateCtes(p: GatePlaceholders): string {
   return `idem AS (
@@ -44,9 +51,7 @@ export function gateCtes(p: GatePlaceholders): string {
   ${IDEMPOTENCY_UPSERT}
 ), usage AS (
   INSERT INTO project_usage AS u (project_id, period, live_sent) SELECT ${p.project}, ${p.period}, ${p.count} WHERE ${p.counts}
-  ON CONFLICT (project_id, period) DO UPDATE SET live_sent = u.live_sent + EXCLUDED.live_sent
-    WHERE u.live_sent + EXCLUDED.live_sent <= ${p.limit}
-  RETURNING 1
+  ${quotaUpsert(p.limit)}
 ), total AS (
   UPDATE projects SET total_sent = total_sent + ${p.count} WHERE id = ${p.project} AND ${p.counts} RETURNING 1
 )`;

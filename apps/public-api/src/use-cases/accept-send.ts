@@ -1,5 +1,13 @@
-import { Exchanges, makeEnvelope, RoutingKeys } from "@emailsvc/contracts";
-import { type Batcher, createBatcher, type Db, timeOrderedUuid, timeOrderedUuids } from "@emailsvc/db";
+import { Exchanges, makeEnvelope, RoutingKeys, senderAddressForms, senderDomain } from "@emailsvc/contracts";
+import {
+  type Batcher,
+  createBatcher,
+  type Db,
+  senderVerifiedSql,
+  suppressedAmongSql,
+  timeOrderedUuid,
+  timeOrderedUuids,
+} from "@emailsvc/db";
 import { AppError, ErrorCode } from "@emailsvc/http";
 import type { StoredAttachment } from "../attachments/prepare-attachments";
 import {
@@ -10,13 +18,8 @@ import {
   gateCtes,
   type GatePlaceholders,
   IDEMPOTENCY_UPSERT,
+  quotaUpsert,
 } from "../repos/accept-gates";
-import {
-  senderAddressForms,
-  senderDomain,
-  senderVerifiedSql,
-  suppressedAmongSql,
-} from "../domain/check-sender-verified";
 import { newReplyToken } from "../domain/reply-token";
 import { MSG_IN_FLIGHT, MSG_KEY_REUSED } from "../idempotency/idempotency.middleware";
 import type { StoredResponse } from "../idempotency/idempotency-store";
@@ -164,6 +167,24 @@ WITH ${gateCtes(SEND_GATES)}, msg AS (
 )
 ${gateCheck(SEND_GATES)}`;
 
+/** The `email.send-requested` command of an accepted send: its activities, for the send-worker. */
+function sendRequested(input: AcceptSendInput, activityIds: string[]) {
+  return makeEnvelope(
+    RoutingKeys.emailSendRequested,
+    { activityIds },
+    { projectId: input.projectId, ...(input.correlationId ? { correlationId: input.correlationId } : {}) },
+  );
+}
+
+/** The values the in-statement sender and suppression check takes (all null: no check). */
+function gateValues(gates: AcceptSendInput["gates"]) {
+  return {
+    forms: gates ? senderAddressForms(gates.sender) : null,
+    domain: gates ? senderDomain(gates.sender) : null,
+    addresses: gates ? [...new Set(gates.addresses.map((a) => a.toLowerCase()))] : null,
+  };
+}
+
 export async function acceptSend(db: Db, input: AcceptSendInput): Promise<AcceptResult> {
   // In recipient order: the first recipient's activity carries the message's cc and bcc (send-worker).
   const activityIds = timeOrderedUuids(input.recipients.length);
@@ -173,15 +194,9 @@ export async function acceptSend(db: Db, input: AcceptSendInput): Promise<Accept
   const idem = projectId ? input.idempotency : undefined;
   const counted = input.counted && projectId !== null;
   const outbox = input.enqueue
-    ? {
-        id: timeOrderedUuid(),
-        envelope: makeEnvelope(
-          RoutingKeys.emailSendRequested,
-          { activityIds },
-          { projectId, ...(input.correlationId ? { correlationId: input.correlationId } : {}) },
-        ),
-      }
+    ? { id: timeOrderedUuid(), envelope: sendRequested(input, activityIds) }
     : null;
+  const gate = gateValues(input.gates);
   const params = (tokens: (string | null)[]) => [
     projectId,
     input.emailMessageId,
@@ -221,9 +236,9 @@ export async function acceptSend(db: Db, input: AcceptSendInput): Promise<Accept
     Exchanges.emailCommands,
     RoutingKeys.emailSendRequested,
     outbox ? JSON.stringify(outbox.envelope) : null,
-    input.gates ? senderAddressForms(input.gates.sender) : null,
-    input.gates ? senderDomain(input.gates.sender) : null,
-    input.gates ? [...new Set(input.gates.addresses.map((a) => a.toLowerCase()))] : null,
+    gate.forms,
+    gate.domain,
+    gate.addresses,
   ];
   if (counted && input.recipients.length > MONTHLY_QUOTA)
     throw new AppError(ErrorCode.QUOTA_EXCEEDED, MSG_QUOTA_EXCEEDED);
@@ -258,6 +273,7 @@ export async function acceptSend(db: Db, input: AcceptSendInput): Promise<Accept
  * refuses, or anything else fails (two items with one key, a reply-token collision), the statement writes
  * nothing, and the batcher runs each item again alone through `acceptSend`, which answers it exactly as before.
  */
+const ITEM_SENDER = senderVerifiedSql("i.project_id", "i.sender_forms", "i.sender_domain");
 const ACCEPT_MANY_SQL = `
 WITH i AS (
   SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(
@@ -269,8 +285,7 @@ WITH i AS (
 ), a AS (
   SELECT * FROM unnest($2::uuid[], $3::int[], $4::text[], $5::text[]) AS y(id, n, recipient, token)
 ), gate AS (
-  SELECT coalesce(bool_and(i.sender_forms IS NULL OR ((${senderVerifiedSql("i.project_id", "i.sender_forms", "i.sender_domain").profile}
-    OR ${senderVerifiedSql("i.project_id", "i.sender_forms", "i.sender_domain").domain})
+  SELECT coalesce(bool_and(i.sender_forms IS NULL OR ((${ITEM_SENDER.profile} OR ${ITEM_SENDER.domain})
     AND NOT EXISTS (SELECT 1 ${suppressedAmongSql("i.project_id", "i.gate_addresses")}))), true) AS ok FROM i
 ), idem AS (
   INSERT INTO idempotency_keys (project_id, key, fingerprint, response_status, response_body, email_message_id)
@@ -280,9 +295,7 @@ WITH i AS (
   SELECT project_id, sum(count)::int AS count FROM i WHERE counts GROUP BY project_id
 ), usage AS (
   INSERT INTO project_usage AS u (project_id, period, live_sent) SELECT project_id, $6, count FROM per_project
-  ON CONFLICT (project_id, period) DO UPDATE SET live_sent = u.live_sent + EXCLUDED.live_sent
-    WHERE u.live_sent + EXCLUDED.live_sent <= $7
-  RETURNING 1
+  ${quotaUpsert("$7")}
 ), total AS (
   UPDATE projects p SET total_sent = p.total_sent + pp.count FROM per_project pp WHERE p.id = pp.project_id RETURNING 1
 ), msg AS (
@@ -331,6 +344,7 @@ export async function acceptSends(db: Db, inputs: readonly AcceptSendInput[]): P
       tokens.push(input.replyTokens ? newReplyToken() : null);
     });
     const idem = input.idempotency;
+    const gate = gateValues(input.gates);
     return {
       n,
       project_id: input.projectId,
@@ -357,17 +371,10 @@ export async function acceptSends(db: Db, inputs: readonly AcceptSendInput[]): P
       count: input.recipients.length,
       counts: input.counted,
       outbox_id: timeOrderedUuid(),
-      outbox_payload: makeEnvelope(
-        RoutingKeys.emailSendRequested,
-        { activityIds },
-        {
-          projectId: input.projectId,
-          ...(input.correlationId ? { correlationId: input.correlationId } : {}),
-        },
-      ),
-      sender_forms: input.gates ? senderAddressForms(input.gates.sender) : null,
-      sender_domain: input.gates ? senderDomain(input.gates.sender) : null,
-      gate_addresses: input.gates ? [...new Set(input.gates.addresses.map((a) => a.toLowerCase()))] : null,
+      outbox_payload: sendRequested(input, activityIds),
+      sender_forms: gate.forms,
+      sender_domain: gate.domain,
+      gate_addresses: gate.addresses,
     };
   });
   await db.pool.query(ACCEPT_MANY_SQL, [
