@@ -20,6 +20,9 @@ const page = (res: Response, status: number, title: string, body: string): void 
     );
 };
 
+const unsubscribed = (res: Response, recipient: string): void =>
+  page(res, 200, "You are unsubscribed", `<p>${escapeHtml(recipient)} gets no more of these emails.</p>`);
+
 const INVALID = "<p>This unsubscribe link is not valid. Use the link in the email you received.</p>";
 
 /** The activity the link was written for, or null when the link is not one we signed. */
@@ -47,13 +50,7 @@ export function unsubscribeRouter(deps: { db: Db; secret: string }): Router {
   r.get("/t/u/:id", async (req, res) => {
     const found = await recipientOf(deps.db, deps.secret, req.params.id, req.query.sig);
     if (!found) return page(res, 400, "Invalid link", INVALID);
-    if (found.suppressed)
-      return page(
-        res,
-        200,
-        "You are unsubscribed",
-        `<p>${escapeHtml(found.recipient)} gets no more of these emails.</p>`,
-      );
+    if (found.suppressed) return unsubscribed(res, found.recipient);
     page(
       res,
       200,
@@ -70,12 +67,7 @@ export function unsubscribeRouter(deps: { db: Db; secret: string }): Router {
        VALUES (gen_random_uuid(), $1, lower($2), 'unsubscribed', $3) ON CONFLICT (project_id, email) DO NOTHING`,
       [found.project_id, found.recipient, req.params.id],
     );
-    page(
-      res,
-      200,
-      "You are unsubscribed",
-      `<p>${escapeHtml(found.recipient)} gets no more of these emails.</p>`,
-    );
+    unsubscribed(res, found.recipient);
   });
   r.all("/t/u/:id", methodNotAllowed("GET", "HEAD", "POST"));
   return r;

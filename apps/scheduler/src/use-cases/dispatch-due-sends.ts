@@ -70,11 +70,13 @@ UPDATE email_messages m
    AND EXISTS (SELECT 1 FROM suppressions x
                 WHERE x.project_id = m.project_id AND x.email = ANY(ARRAY(SELECT lower(e) FROM unnest(m.cc || m.bcc) e)))`;
 
-/** Every activity of sends whose sender is no longer verified: cancelled, with why, and given back. */
+/** Every activity of sends ($1) whose sender ($2) is no longer verified: cancelled, with why, and given back. */
 const CANCEL_UNVERIFIED_SQL = `
 WITH c AS (
-  UPDATE activities a SET status = 'cancelled', failure_reason = 'sender no longer verified: ' || $2, updated_at = now()
-   WHERE a.scheduled_send_id = ANY($1::uuid[]) AND a.status = 'scheduled'
+  UPDATE activities a SET status = 'cancelled', failure_reason = 'sender no longer verified: ' || u.from_email,
+         updated_at = now()
+    FROM unnest($1::uuid[], $2::text[]) AS u(id, from_email)
+   WHERE a.scheduled_send_id = u.id AND a.status = 'scheduled'
   RETURNING a.project_id, a.is_test, a.scheduled_send_id
 ), ${REFUND_CTES}
 SELECT count(*)::int AS n FROM c`;
@@ -113,11 +115,12 @@ async function cancelUnverifiedSenders(client: PoolClient, ids: string[]): Promi
     rows.map((r) => senderDomain(r.from_email)),
     rows.map((r) => r.from_email),
   ]);
-  let cancelled = 0;
-  for (const r of unverified.rows)
-    cancelled += (await client.query<{ n: number }>(CANCEL_UNVERIFIED_SQL, [[r.id], r.from_email])).rows[0]!
-      .n;
-  return cancelled;
+  if (!unverified.rowCount) return 0;
+  const cancelled = await client.query<{ n: number }>(CANCEL_UNVERIFIED_SQL, [
+    unverified.rows.map((r) => r.id),
+    unverified.rows.map((r) => r.from_email),
+  ]);
+  return cancelled.rows[0]!.n;
 }
 
 /**
