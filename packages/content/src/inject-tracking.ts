@@ -22,6 +22,12 @@ const HTTP_URL = /^https?:\/\//i;
 const withoutComments = (html: string): string =>
   html.replace(/<!--[\s\S]*?(?:-->|$)/g, (c) => " ".repeat(c.length));
 
+/** `html` with `insert` before the document's `</body>` (not one inside a comment), or at the end. */
+export function beforeBodyEnd(html: string, insert: string): string {
+  const bodyEnd = withoutComments(html).search(/<\/body\s*>/i);
+  return bodyEnd >= 0 ? `${html.slice(0, bodyEnd)}${insert}${html.slice(bodyEnd)}` : `${html}${insert}`;
+}
+
 const encodeAttr = (v: string) => v.replace(/&/g, "&amp;").replace(/"/g, "&quot;");
 
 /**
@@ -42,8 +48,5 @@ export function injectTracking(html: string, opts: TrackingOptions): string {
           return `${head}"${encodeAttr(tracked)}"`;
         });
   const pixel = `<img src="${openPixelUrl(opts.baseUrl, opts.activityId)}" width="1" height="1" alt="" style="display:none;border:0;width:1px;height:1px" />`;
-  const bodyEnd = withoutComments(withLinks).search(/<\/body\s*>/i);
-  return bodyEnd >= 0
-    ? `${withLinks.slice(0, bodyEnd)}${pixel}${withLinks.slice(bodyEnd)}`
-    : `${withLinks}${pixel}`;
+  return beforeBodyEnd(withLinks, pixel);
 }

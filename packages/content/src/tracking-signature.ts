@@ -15,10 +15,15 @@ export function verifyTrackedUrl(
   url: string,
   sig: string | undefined,
 ): boolean {
-  if (!sig) return false;
-  const expected = Buffer.from(signTrackedUrl(secret, activityId, url));
-  const given = Buffer.from(sig);
-  return expected.length === given.length && timingSafeEqual(expected, given);
+  return sameSignature(signTrackedUrl(secret, activityId, url), sig);
+}
+
+/** A constant-time comparison of the signature we would write with the one given. */
+function sameSignature(ours: string, given: string | undefined): boolean {
+  if (!given) return false;
+  const a = Buffer.from(ours);
+  const b = Buffer.from(given);
+  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 /** The public click URL for a link, as written into the HTML at send time. */
@@ -37,10 +42,7 @@ export function signUnsubscribe(secret: string, activityId: string): string {
 }
 
 export function verifyUnsubscribe(secret: string, activityId: string, sig: string | undefined): boolean {
-  if (!sig) return false;
-  const expected = Buffer.from(signUnsubscribe(secret, activityId));
-  const given = Buffer.from(sig);
-  return expected.length === given.length && timingSafeEqual(expected, given);
+  return sameSignature(signUnsubscribe(secret, activityId), sig);
 }
 
 /** `/t/u/:activityId?sig=…`: the List-Unsubscribe (RFC 8058 one-click POST) and footer link of a bulk email. */
