@@ -12,6 +12,7 @@ import {
   bearer,
   count,
   makeProject,
+  observeSendRequests,
   startHarness,
   suppress,
   testEnv,
@@ -113,6 +114,36 @@ describe("several v1 accepts in one statement", () => {
     expect(await count(h.deps, "idempotency_keys WHERE project_id = $1 AND key = 'k1'", [q.projectId])).toBe(
       1,
     );
+  });
+
+  it("publishes one email.send-requested message per project for all of its sends", async () => {
+    const observer = await observeSendRequests();
+    try {
+      const p = await makeProject(h.deps);
+      const q = await makeProject(h.deps);
+      const items = [
+        input(p, { recipients: ["a@example.org", "b@example.org"], correlationId: "req-1" }),
+        input(q, { correlationId: "req-2" }),
+        input(p, { correlationId: "req-3" }),
+      ];
+      const results = await acceptSends(h.deps.db, items);
+      h.deps.outbox.kick();
+      const idsOf = (n: number) => {
+        const r = results[n]!;
+        return r.kind === "accepted" ? r.activities.map((a) => a.id) : [];
+      };
+      const forP = await observer.waitFor((e) => e.projectId === p.projectId);
+      const forQ = await observer.waitFor((e) => e.projectId === q.projectId);
+      expect([...forP.payload.activityIds].sort()).toEqual([...idsOf(0), ...idsOf(2)].sort());
+      expect(forQ.payload.activityIds).toEqual(idsOf(1));
+      // a message of several requests carries none of their ids; one request's message keeps its own
+      expect(forP.correlationId).not.toMatch(/^req-/);
+      expect(forQ.correlationId).toBe("req-2");
+      await new Promise((r) => setTimeout(r, 200));
+      expect(observer.received.filter((e) => e.projectId === p.projectId)).toHaveLength(1);
+    } finally {
+      await observer.broker.close();
+    }
   });
 
   it.each([
