@@ -22,6 +22,30 @@ describe("batcher", () => {
     expect(batches).toEqual([[1], [2, 3, 4]]);
   });
 
+  it("with gatherTurn, the items of one event-loop turn go together, even the first", async () => {
+    const batches: number[][] = [];
+    const b = createBatcher<number, number>({
+      gatherTurn: true,
+      run: async (items) => {
+        batches.push(items);
+        await tick();
+        return items;
+      },
+    });
+    const first = [1, 2, 3].map((i) => b.submit(i));
+    await Promise.resolve(); // a later microtask of the same turn still joins
+    const late = b.submit(4);
+    expect(batches).toEqual([]);
+    await Promise.all([...first, late]);
+    expect(batches).toEqual([[1, 2, 3, 4]]);
+    // a new turn starts a new batch
+    await Promise.all([b.submit(5), b.submit(6)]);
+    expect(batches).toEqual([
+      [1, 2, 3, 4],
+      [5, 6],
+    ]);
+  });
+
   it("caps a batch at maxBatch", async () => {
     const batches: number[][] = [];
     const b = createBatcher<number, number>({

@@ -18,6 +18,12 @@ export interface BatcherOptions<I, O> {
   run(items: I[]): Promise<O[]>;
   maxBatch?: number;
   maxInFlight?: number;
+  /**
+   * Hold a batch until the end of the current event-loop turn (setImmediate) instead of running the first item
+   * at once: callers that submit in the same turn (the activities of one message, the answers of one
+   * statement's rows) then share one statement, for a delay of one turn.
+   */
+  gatherTurn?: boolean;
 }
 
 interface Waiting<I, O> {
@@ -31,6 +37,7 @@ export function createBatcher<I, O>(opts: BatcherOptions<I, O>): Batcher<I, O> {
   const maxInFlight = opts.maxInFlight ?? 1;
   let queue: Waiting<I, O>[] = [];
   let inFlight = 0;
+  let gathering = false;
 
   const settle = async (batch: Waiting<I, O>[]): Promise<void> => {
     let results: O[];
@@ -61,11 +68,20 @@ export function createBatcher<I, O>(opts: BatcherOptions<I, O>): Batcher<I, O> {
     }
   };
 
+  const endOfTurn = (): void => {
+    gathering = false;
+    pump();
+  };
+
   return {
     submit(item) {
       return new Promise<O>((resolve, reject) => {
         queue.push({ item, resolve, reject });
-        pump();
+        if (!opts.gatherTurn) pump();
+        else if (!gathering) {
+          gathering = true;
+          setImmediate(endOfTurn);
+        }
       });
     },
   };

@@ -451,6 +451,9 @@ export function createAcceptBatcher(db: Db): Batcher<AcceptSendInput, AcceptResu
       return Promise.allSettled(inputs.map((input) => acceptSend(db, input)));
     },
     maxInFlight: 2,
+    // The requests parsed in one poll phase go together: with a free slot, the first used to go alone, and half
+    // the statements (and email.send-requested messages) carried a single send.
+    gatherTurn: true,
   });
   return {
     async submit(input) {
