@@ -9,7 +9,7 @@ import {
   type Topology,
 } from "@emailsvc/contracts";
 import { signUnsubscribe, verifyTrackedUrl } from "@emailsvc/content";
-import { createBroker } from "@emailsvc/messaging";
+import { createBroker, RetryableError } from "@emailsvc/messaging";
 import { createLogger } from "@emailsvc/observability";
 import { rpcConsumer } from "../src/consumers/rpc.consumer";
 import { sendConsumer } from "../src/consumers/send.consumer";
@@ -204,6 +204,38 @@ describe("send-worker (real PostgreSQL, Redis, s3rver, provider simulator)", () 
     }
     for (let i = 0; i < 12; i++) expect(await simMessages(h, `many${i}@example.com`)).toHaveLength(1);
     expect(await outboxCount(s.activityIds)).toBe(12);
+  });
+
+  it("one activity whose send throws costs the others of its message nothing, and is given up on the last attempt", async () => {
+    const s = await insertSend(h, {
+      recipients: ["fine1@example.com", "boom@example.com", "fine2@example.com"],
+    });
+    const bad = s.activityIds[1]!;
+    // a database error outside the provider call, for one activity only
+    const deps = {
+      ...h.deps,
+      statements: {
+        ...h.deps.statements,
+        load: (id: string) =>
+          id === bad ? Promise.reject(new Error("connection terminated")) : h.deps.statements.load(id),
+      },
+    };
+    const consume = sendConsumer(deps, createSemaphore(20));
+    const envelope = makeEnvelope(
+      RoutingKeys.emailSendRequested,
+      { activityIds: s.activityIds },
+      { projectId: s.projectId },
+    );
+    const ctx = (attempt: number) => ({ attempt, redelivered: false, headers: {}, routingKey: "x" });
+    await expect(consume(envelope, ctx(1))).rejects.toThrow(RetryableError);
+    expect((await activityRow(h, s.activityIds[0]!)).status).toBe("sent");
+    expect((await activityRow(h, s.activityIds[2]!)).status).toBe("sent");
+    expect((await activityRow(h, bad)).status).toBe("queued");
+    // the last attempt: returns (the message is acked), and the activity is failed rather than left queued
+    await consume(envelope, ctx(99));
+    expect(await activityRow(h, bad)).toMatchObject({ status: "failed" });
+    expect(await simMessages(h, "fine1@example.com")).toHaveLength(1);
+    expect(await simMessages(h, "boom@example.com")).toHaveLength(0);
   });
 
   it("retries provider throttling with delay, never counting it as failed", async () => {

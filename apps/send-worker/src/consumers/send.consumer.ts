@@ -35,8 +35,20 @@ export function sendConsumer(deps: SendActivityDeps, run: <T>(fn: () => Promise<
   return async (envelope: Envelope<Payload>, ctx: MessageContext): Promise<void> => {
     const ids =
       "activityIds" in envelope.payload ? envelope.payload.activityIds : [envelope.payload.activityId];
+    // Every activity gets an outcome, even one whose send threw (a database error outside the provider call):
+    // it counts as transient. With Promise.all one throw discarded the others' outcomes, and on the last attempt
+    // the message was parked with its throttled activities never re-requested: they stayed `queued` for good.
     const outcomes = await Promise.all(
-      ids.map((id) => run(() => sendRetryingThrottle(deps, id)).then((o) => ({ id, o }))),
+      ids.map((id) =>
+        run(() => sendRetryingThrottle(deps, id)).then(
+          (o) => ({ id, o }),
+          (err: unknown): { id: string; o: SendOutcome } => {
+            const message = err instanceof Error ? err.message : String(err);
+            deps.logger.warn({ activityId: id, err: message }, "send threw; will be retried");
+            return { id, o: { kind: "retry", reason: "transient", timeout: false, message } };
+          },
+        ),
+      ),
     );
     const retry = outcomes.filter((x) => x.o.kind === "retry");
     if (!retry.length) return;
