@@ -406,7 +406,7 @@ const IDS_PER_MESSAGE = 500;
  * one message for about twenty sends: publish, confirm, deliver, decode and ack were a third of the pipeline's
  * CPU per email. The worker sends a message's activities independently (as for a batch), so nothing changes
  * for a send but the message it travels in. A message keeps its requests' correlation id only when they share
- * one; otherwise each request's id stays in the access log next to its email_id.
+ * one.
  */
 function sharedSendRequests(inputs: readonly AcceptSendInput[], accepted: AcceptedActivity[][]) {
   const byProject = new Map<string | null, { ids: string[]; correlation: Set<string | undefined> }>();
@@ -433,8 +433,8 @@ function sharedSendRequests(inputs: readonly AcceptSendInput[], accepted: Accept
 }
 
 /**
- * Group commit of the v1 accepts: the first runs at once; those that arrive while a statement is in flight go
- * together in the next (`acceptSends`). When that statement refuses (one item's gate, key or quota), every item
+ * Group commit of the v1 accepts: those that arrive in one event-loop turn, or while statements are in flight, go
+ * together in one statement (`acceptSends`). When that statement refuses (one item's gate, key or quota), every item
  * runs again alone through `acceptSend`, all at once, and each gets its own answer or error; one alone, or
  * another shape, runs alone from the start.
  */

@@ -4,7 +4,7 @@ import { RoutingKeys, type RoutingKey } from "./names";
 // Payloads carry ids, not state: consumers load current state from the database. Objects are loose so a
 // producer that adds fields does not break an older consumer; later work extends these schemas.
 
-/** email.send-requested: one activity (single send) or many (batch). */
+/** email.send-requested: one activity, or many (a batch, or the v1 sends public-api group-committed together). */
 export const emailSendRequestedPayload = z.union([
   z.looseObject({ activityIds: z.array(z.string().min(1)).min(1) }),
   z.looseObject({ activityId: z.string().min(1) }),
