@@ -55,6 +55,15 @@ const valid = (n = 3) => ({
 describe("POST /v1/send-batch errors (spec 4.3, word for word)", () => {
   it.each([
     [{ sender: undefined }, "sender is required"],
+    // an address, as the single sends require: nothing else may reach the From header
+    [{ sender: "bad" }, "sender is not a valid email address: bad"],
+    [{ sender: "Demo <a@example.org>" }, "sender is not a valid email address: Demo <a@example.org>"],
+    [
+      { sender: "a@example.org\r\nBcc: v@example.org" },
+      expect.stringMatching(/^sender is not a valid email/),
+    ],
+    [{ sender: "a b@example.org" }, "sender is not a valid email address: a b@example.org"],
+    [{ sender: "x@y@example.org" }, "sender is not a valid email address: x@y@example.org"],
     [{ subject: undefined }, "subject or templateId is required"],
     [{ html: undefined }, "html or templateId is required"],
     [{ recipients: [] }, "recipients array is required and must not be empty"],

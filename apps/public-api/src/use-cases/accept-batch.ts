@@ -46,6 +46,9 @@ async function validate(body: Record<string, unknown>) {
   };
   typed("sender");
   if (!present(body.sender)) throw bad("sender is required");
+  // The single sends' address rule: "Demo <a@b>", a CR/LF or a second "@" would otherwise reach the From header.
+  if (!isEmailAddress(String(body.sender).trim()))
+    throw bad(`sender is not a valid email address: ${String(body.sender).trim()}`);
   typed("templateId");
   typed("subject");
   typed("html");
