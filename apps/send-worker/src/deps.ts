@@ -52,6 +52,7 @@ export async function createDeps(env: Env): Promise<Deps> {
     tracking: { baseUrl: env.PUBLIC_BASE_URL, secret: env.TRACKING_SECRET },
     kickOutbox: () => relay.kick(),
     messageCache: new Map(),
+    providerTimeoutMs: env.PROVIDER_TIMEOUT_MS,
   };
   return { ...base, env, redis, relay, send };
 }

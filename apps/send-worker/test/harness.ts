@@ -57,7 +57,8 @@ export async function startHarness(
   const deps: SendActivityDeps = {
     db,
     statements: createSendStatements(db),
-    ses: createSesClient({ ...creds, endpoint: simUrl, requestTimeoutMs: 5000 }),
+    // as deps.ts: the worker, not the SDK, retries (maxAttempts 1)
+    ses: createSesClient({ ...creds, endpoint: simUrl, requestTimeoutMs: 5000, maxAttempts: 1 }),
     s3: createS3Client({ ...creds, endpoint: s3Endpoint }),
     limiter: createRateLimiter(redis, {
       perSecond: opts.ratePerSecond ?? 0,

@@ -105,6 +105,24 @@ describe("send-worker (real PostgreSQL, Redis, s3rver, provider simulator)", () 
     expect(events.rowCount).toBe(1);
   });
 
+  it("hands SES every envelope address in ASCII (punycode domains) and a one-line sender name", async () => {
+    const s = await insertSend(h, {
+      recipients: ["idn@bücher.example"],
+      cc: ["cc@bücher.example"],
+      bcc: ["bcc@müller.example"],
+      fromName: 'Evil "Q"\r\nBcc: evil2@x.example',
+    });
+    expect((await sendActivity(h.deps, s.activityIds[0]!)).kind).toBe("sent");
+    const [m] = (await simMessages(h)).filter((x) => x.to.some((t) => t.startsWith("idn@")));
+    expect(m!.to).toEqual(["idn@xn--bcher-kva.example"]);
+    expect(m!.cc).toEqual(["cc@xn--bcher-kva.example"]);
+    expect(m!.bcc).toEqual(["bcc@xn--mller-kva.example"]);
+    const from = /^From: (.*(?:\r\n[ \t].*)*)$/m.exec(m!.raw)![1]!;
+    // the name is RFC 2047-encoded (it has quotes); decoded, it holds no line break
+    expect(from).not.toMatch(/=0D|=0A/);
+    expect(m!.raw).toMatch(/^Reply-To: "Evil \\"Q\\" Bcc: evil2@x\.example" <r-/m);
+  });
+
   it("writes email.sent to the outbox only when the project has a webhook URL for the send's mode", async () => {
     const s = await insertSend(h, { recipients: ["nohook@example.com"], webhookUrl: null });
     expect((await sendActivity(h.deps, s.activityIds[0]!)).kind).toBe("sent");
@@ -328,6 +346,34 @@ describe("send-worker (real PostgreSQL, Redis, s3rver, provider simulator)", () 
       [s.activityIds[0]],
     );
     expect(events.rowCount).toBe(1);
+  });
+
+  it("a synchronous send never outlives its caller: no call without time left, and the call bounded by it", async () => {
+    const rpc = rpcConsumer({ ...h.deps, providerTimeoutMs: 10_000 });
+    const ask = (activityId: string, projectId: string, inMs: number) =>
+      rpc(makeEnvelope(RoutingKeys.emailSendRpc, { activityId, deadline: Date.now() + inMs }, { projectId }));
+    // 1.5 s left: less than a call needs plus the reply's margin, so it is not made (certainly not sent)
+    const late = await insertSend(h, { recipients: ["late@example.com"] });
+    expect(await ask(late.activityIds[0]!, late.projectId, 1500)).toMatchObject({
+      status: "failed",
+      errorKind: "timeout",
+    });
+    expect(await simMessages(h, "late@example.com")).toHaveLength(0);
+    expect((await activityRow(h, late.activityIds[0]!)).status).toBe("failed");
+    // a slow provider (3 s) and 3.5 s left: the call gets 2.5 s, not the client's 10 s, and the answer
+    // reaches the caller before its deadline
+    await fetch(`${h.simUrl}/_sim/config`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ latencyMs: 3000 }),
+    });
+    const slow = await insertSend(h, { recipients: ["slow@example.com"] });
+    const t0 = Date.now();
+    expect(await ask(slow.activityIds[0]!, slow.projectId, 3500)).toMatchObject({ errorKind: "timeout" });
+    expect(Date.now() - t0).toBeLessThan(3200);
+    // with time enough, it is sent as before
+    const ok = await insertSend(h, { recipients: ["intime@example.com"] });
+    expect(await ask(ok.activityIds[0]!, ok.projectId, 15_000)).toMatchObject({ status: "sent" });
   });
 
   it("answers the synchronous RPC with the provider id, and maps provider errors", async () => {

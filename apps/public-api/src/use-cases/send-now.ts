@@ -32,7 +32,7 @@ async function callWorker(
 ): Promise<Outcome> {
   const envelope = makeEnvelope(
     RoutingKeys.emailSendRpc,
-    { activityId },
+    { activityId, deadline: Date.now() + deps.rpcTimeoutMs },
     { projectId, ...(correlationId ? { correlationId } : {}) },
   );
   try {

@@ -7,10 +7,12 @@ import { failReleased, sendActivity, type SendActivityDeps } from "../use-cases/
  * the client is told 502/504 and must not see the email go out later.
  */
 export function rpcConsumer(deps: SendActivityDeps) {
-  return async (envelope: Envelope<{ activityId: string }>): Promise<EmailSendRpcReply> => {
-    const activityId = envelope.payload.activityId;
+  return async (
+    envelope: Envelope<{ activityId: string; deadline?: number }>,
+  ): Promise<EmailSendRpcReply> => {
+    const { activityId, deadline } = envelope.payload;
     for (let attempt = 1; ; attempt++) {
-      const o = await sendActivity(deps, activityId);
+      const o = await sendActivity(deps, activityId, deadline === undefined ? {} : { deadline });
       if (o.kind === "sent") return { activityId, status: "sent", providerMessageId: o.providerMessageId };
       if (o.kind === "skipped")
         return {

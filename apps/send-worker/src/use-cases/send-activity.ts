@@ -39,6 +39,20 @@ export interface SendActivityDeps {
   kickOutbox: () => void;
   /** Message rows shared by many activities (a batch): kept briefly to avoid reloading 12,500 times. */
   messageCache?: Map<string, { at: number; message: Promise<StoredMessage> }>;
+  /** The SES client's request timeout (PROVIDER_TIMEOUT_MS): how long a provider call may take at most. */
+  providerTimeoutMs?: number;
+}
+
+/** Time kept for the answer to travel back to a waiting caller after the provider call ends. */
+export const REPLY_MARGIN_MS = 1000;
+/** A provider call is not started with less time than this left before the caller's deadline. */
+export const MIN_CALL_MS = 1000;
+
+export class DeadlineError extends Error {
+  constructor() {
+    super("Timed out waiting for the email provider: no time left to call it before the caller's deadline");
+    this.name = "DeadlineError";
+  }
 }
 
 export type SendOutcome =
@@ -69,7 +83,11 @@ function cachedMessage(deps: SendActivityDeps, id: string): Promise<StoredMessag
  * it; a claimed activity is never sent twice. Provider failures are classified: throttling and transient errors
  * give the claim back for a delayed retry, permanent ones mark the activity failed.
  */
-export async function sendActivity(deps: SendActivityDeps, activityId: string): Promise<SendOutcome> {
+export async function sendActivity(
+  deps: SendActivityDeps,
+  activityId: string,
+  opts: { deadline?: number } = {},
+): Promise<SendOutcome> {
   const claim = await deps.statements.load(activityId);
   if (!claim) return { kind: "skipped" };
   const { activity } = claim;
@@ -105,16 +123,18 @@ export async function sendActivity(deps: SendActivityDeps, activityId: string): 
       const sender = message.fromName ? `${message.fromName} (${message.fromEmail})` : message.fromEmail;
       rendered = { ...rendered, ...addUnsubscribeFooter(rendered, { url, sender }) };
     }
+    // One line, as in the Reply-To below: a CR/LF kept inside the From's encoded name broke the display name.
+    const fromName = message.fromName?.replace(/[\r\n]+/g, " ").trim() || null;
     let replyTo: MimeInput["replyTo"] = null;
     if (activity.replyToken) {
       delete headers["Reply-To"];
       replyTo = {
-        name: (message.fromName ?? message.fromEmail).replace(/[\r\n]/g, " ").trim(),
+        name: fromName ?? message.fromEmail,
         address: `r-${activity.replyToken}@${deps.inboundDomain}`,
       };
     }
     const raw = await buildMime({
-      from: { name: message.fromName, address: message.fromEmail },
+      from: { name: fromName, address: message.fromEmail },
       to: activity.recipient,
       cc: withCopies ? message.cc : [],
       replyTo,
@@ -125,16 +145,31 @@ export async function sendActivity(deps: SendActivityDeps, activityId: string): 
       attachments,
     });
     await deps.limiter.reserve();
+    // A synchronous caller (internal POST /send-email) gives up at its deadline and tells the client 504: the
+    // call must end before then, or the email could go out after the client was told it timed out. Without
+    // the time for a call, the activity is not claimed (certainly not sent).
+    const callTimeout = () => {
+      if (opts.deadline === undefined) return undefined;
+      const left = opts.deadline - Date.now() - REPLY_MARGIN_MS;
+      if (left < MIN_CALL_MS) throw new DeadlineError();
+      return Math.min(left, deps.providerTimeoutMs ?? left);
+    };
+    callTimeout();
     // Another delivery of the same message may have sent it meanwhile: its slot is then simply unused.
     claimed = await deps.statements.claim(activity.id);
     if (!claimed) return { kind: "skipped" };
     // The sliding-second check last, after the claim's round trip: a send must leave right after it passes.
     await deps.limiter.dispatch();
+    const requestTimeout = callTimeout();
     const { messageId } = await sendRawEmail(deps.ses, {
-      // the domain in punycode, the form its identity has (nodemailer converts the MIME From the same way)
+      ...(requestTimeout !== undefined ? { requestTimeout } : {}),
+      // Every envelope address with its domain in punycode: SES takes 7-bit ASCII addresses only (and the
+      // sender's identity has that form); nodemailer converts the MIME headers the same way.
       from: asciiDomainAddress(message.fromEmail),
-      to: [activity.recipient],
-      ...(withCopies ? { cc: message.cc, bcc: message.bcc } : {}),
+      to: [asciiDomainAddress(activity.recipient)],
+      ...(withCopies
+        ? { cc: message.cc.map(asciiDomainAddress), bcc: message.bcc.map(asciiDomainAddress) }
+        : {}),
       raw,
       tags: { activity_id: activity.id },
     });
@@ -153,7 +188,12 @@ export async function sendActivity(deps: SendActivityDeps, activityId: string): 
     }
     if (claimed) await releaseClaim(deps.db, activity.id);
     deps.logger.info({ activityId, kind, err: message }, "send will be retried");
-    return { kind: "retry", reason: kind, timeout: isProviderTimeout(err), message };
+    return {
+      kind: "retry",
+      reason: kind,
+      timeout: err instanceof DeadlineError || isProviderTimeout(err),
+      message,
+    };
   }
   // The provider accepted it: from here on an error must never lead to a second send. If recording fails the
   // activity stays `sending`, and the provider's Send notification (matched by the activity_id tag) settles it.

@@ -11,7 +11,14 @@ export const emailSendRequestedPayload = z.union([
 ]);
 
 /** email.send-rpc: send this one activity now and answer. */
-export const emailSendRpcPayload = z.looseObject({ activityId: z.string().min(1) });
+export const emailSendRpcPayload = z.looseObject({
+  activityId: z.string().min(1),
+  /**
+   * When the caller stops waiting (epoch ms). The worker calls the provider only if the call, with its timeout,
+   * ends before then: a call that outlived the caller could send an email the client was told timed out (504).
+   */
+  deadline: z.number().optional(),
+});
 
 /** The send-worker's answer to email.send-rpc. */
 export const emailSendRpcReply = z.looseObject({

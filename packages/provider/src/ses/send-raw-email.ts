@@ -13,6 +13,8 @@ export interface SendRawEmailInput {
   configurationSet?: string;
   /** SES message tags (event publishing echoes them back in `mail.tags`). */
   tags?: Record<string, string>;
+  /** This call's request timeout (ms), shorter than the client's when a caller's deadline is nearer. */
+  requestTimeout?: number;
 }
 
 export interface SendRawEmailResult {
@@ -35,6 +37,7 @@ export async function sendRawEmail(ses: SESv2Client, input: SendRawEmailInput): 
         ? { EmailTags: Object.entries(input.tags).map(([Name, Value]) => ({ Name, Value })) }
         : {}),
     }),
+    input.requestTimeout !== undefined ? { requestTimeout: input.requestTimeout } : {},
   );
   if (!out.MessageId) throw new Error("SES SendEmail answered without a MessageId");
   return { messageId: out.MessageId };
