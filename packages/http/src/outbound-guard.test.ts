@@ -16,6 +16,10 @@ describe("isPublicUnicast", () => {
     "::",
     "::ffff:127.0.0.1",
     "::ffff:8.8.8.8",
+    // IPv4-compatible, as WHATWG URL writes [::127.0.0.1] and [::10.0.0.1]
+    "::7f00:1",
+    "[::a00:1]",
+    "::808:808",
     "fc00::1",
     "fd12:3456::1",
     "fe80::1",

@@ -23,7 +23,11 @@ export function isPublicUnicast(address: string): boolean {
   const bare = address.startsWith("[") && address.endsWith("]") ? address.slice(1, -1) : address;
   if (!ipaddr.isValid(bare)) return false;
   // isValid accepts the legacy shorthand forms (127.1, 0x7f.1); parse() normalises them the same way URL does.
-  return ipaddr.parse(bare).range() === "unicast";
+  const ip = ipaddr.parse(bare);
+  // IPv4-compatible IPv6 (::a.b.c.d, deprecated by RFC 4291 2.5.5.1): ipaddr.js calls ::/96 "unicast", yet on a
+  // host with an automatic tunnel it reaches the embedded IPv4 address, e.g. ::127.0.0.1.
+  if (ip.kind() === "ipv6" && (ip as ipaddr.IPv6).match(ipaddr.IPv6.parse("::"), 96)) return false;
+  return ip.range() === "unicast";
 }
 
 export const allowAnyAddress: AddressPolicy = () => true;
