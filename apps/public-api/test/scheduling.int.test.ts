@@ -76,6 +76,9 @@ describe("scheduled internal sends", () => {
   it.each([
     [{ scheduled_at: "2020-01-01T00:00:00Z" }, /past/],
     [{ scheduled_at: "someday maybe" }, /scheduled_at/],
+    // blank is a bad value, not "now"
+    [{ scheduled_at: "" }, /^Invalid scheduled_at: empty value$/],
+    [{ scheduled_at: "   " }, /^Invalid scheduled_at: empty value$/],
     [{ scheduled_at: "tomorrow at 9am", timezone: "Mars/Base" }, /timezone/],
   ])("400 %j", async (extra, message) => {
     const res = await post(extra);

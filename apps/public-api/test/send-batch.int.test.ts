@@ -82,6 +82,8 @@ describe("POST /v1/send-batch errors (spec 4.3, word for word)", () => {
     [{ senderName: "N".repeat(201) }, "senderName must be at most 200 characters"],
     [{ subject: { a: 1 } }, "subject must be a string"],
     [{ html: ["<p>x</p>"] }, "html must be a string"],
+    // a blank schedule is a bad value, not "now"
+    [{ scheduled_at: " " }, "Invalid scheduled_at: empty value"],
   ])("400 %j", async (change, error) => {
     const res = await post({ ...valid(), ...change });
     expect(res.status).toBe(400);

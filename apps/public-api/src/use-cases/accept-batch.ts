@@ -90,7 +90,8 @@ async function validate(body: Record<string, unknown>) {
     html: present(body.html) ? String(body.html) : null,
     templateId,
     emailType: present(body.email_type) ? String(body.email_type).trim() : "marketing",
-    scheduledAt: present(body.scheduled_at) ? String(body.scheduled_at).trim() : null,
+    // absent or null: now; a blank string goes to parseSchedule, which refuses it (400)
+    scheduledAt: body.scheduled_at == null ? null : String(body.scheduled_at),
     recipients,
   };
 }
@@ -121,7 +122,7 @@ export async function acceptBatch(
   const isTest = mode === "test";
 
   let schedule: ReturnType<typeof parseSchedule> | null = null;
-  if (body.scheduledAt) {
+  if (body.scheduledAt !== null) {
     const tz = (
       await deps.db.pool.query<{ default_timezone: string | null }>(
         "SELECT default_timezone FROM projects WHERE id = $1",

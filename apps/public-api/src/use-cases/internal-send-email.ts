@@ -64,9 +64,11 @@ export async function internalSendEmail(
   const body = parseBody(internalSendEmailBody, raw);
   const checked = checkAttachments(body.attachments ?? []);
   const projectId = await resolveProject(deps, ctx.projectHeader);
-  const schedule = isMissing(raw.scheduled_at)
-    ? null
-    : await readSchedule(deps, projectId, raw.scheduled_at, raw.timezone);
+  // Absent or null: now. A blank string is a bad value (400), not a request to send at once.
+  const schedule =
+    raw.scheduled_at === undefined || raw.scheduled_at === null
+      ? null
+      : await readSchedule(deps, projectId, raw.scheduled_at, raw.timezone);
   const scheduledSendId = schedule ? randomUUID() : null;
   const isPlatform = ctx.source?.trim().toLowerCase() === "platform";
 
