@@ -163,6 +163,17 @@ describe("sending", () => {
     expect(msg2.subject).toBe("Custom Bo");
     expect(msg2.html).toBe("<h1>Hi Bo</h1>");
     expect(msg2Activities[0]!.isTest).toBe(true);
+
+    // a blank subject is none: the template's ("Defaults to the template's subject"), not an empty one
+    const third = await send(
+      { ...base(), template_internal_id: t.internalId, subject: " ", variables: { name: "Cy" } },
+      p.testKey,
+    );
+    expect(third.status).toBe(200);
+    const msg3 = await h.deps.db.prisma.emailMessage.findUniqueOrThrow({
+      where: { id: third.body.email_id },
+    });
+    expect(msg3.subject).toMatch(/^Order .* for Cy$/);
   });
 
   it("accepts template_internal_id as a string of digits", async () => {

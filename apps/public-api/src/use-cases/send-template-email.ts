@@ -63,7 +63,8 @@ export async function sendTemplateEmail(
 
   const vars = body.variables ?? undefined;
   const subject = rendered("subject", () =>
-    renderTemplate(body.subject ?? template.subject, vars, { html: false }),
+    // A blank subject is as good as none (as everywhere else): the template's, not an email without one.
+    renderTemplate(body.subject?.trim() ? body.subject : template.subject, vars, { html: false }),
   );
   const html = rendered("The template's html", () => renderTemplate(template.html, vars, { html: true }));
   const text = template.text
