@@ -1,6 +1,7 @@
 // Idempotency-Key on the v1 send endpoints (spec 5, 8; ARCHITECTURE.md "Redis"). Real: Redis (and a closed
 // port for "Redis down"), PostgreSQL (the idempotency_keys backstop), RabbitMQ, s3rver, a slow attachment host.
 import request from "supertest";
+import { createRedisIdempotencyStore } from "../src/idempotency/idempotency-store";
 import { REPLAYED_HEADER } from "../src/idempotency/idempotency.middleware";
 import {
   bearer,
@@ -128,6 +129,30 @@ describe("with Redis", () => {
       error: "This Idempotency-Key was already used with a different request",
     });
     expect(await emails(p.projectId)).toBe(1);
+  });
+
+  it("the same request with a trailing slash (routed to the same handler) replays, not a 422", async () => {
+    const key = newKey();
+    const b = body({ subject: "slash" });
+    expect((await send(up, key, b)).status).toBe(200);
+    const again = await send(up, key, b, p.liveKey, "/v1/send-email/");
+    expect(again.status).toBe(200);
+    expect(again.headers[REPLAYED_HEADER.toLowerCase()]).toBe("true");
+    expect(await emails(p.projectId)).toBe(1);
+  });
+
+  it("an in-flight marker whose request died expires: a retry is not refused with 409 for 24 h", async () => {
+    const store = createRedisIdempotencyStore(up.deps.redis, { inFlightTtlMs: 300 });
+    const key = newKey();
+    expect((await store.begin(p.projectId, key, "f")).kind).toBe("started");
+    expect((await store.begin(p.projectId, key, "f")).kind).toBe("in_flight");
+    // the request that set it never completes nor releases it (its replica crashed)
+    await new Promise((r) => setTimeout(r, 400));
+    expect((await store.begin(p.projectId, key, "f")).kind).toBe("started");
+    // a completed answer keeps the full window
+    await store.complete(p.projectId, key, "t", "f", { status: 200, body: { ok: true } });
+    await new Promise((r) => setTimeout(r, 400));
+    expect((await store.begin(p.projectId, key, "f")).kind).toBe("replay");
   });
 
   it("409 while the first request with the key is still in flight", async () => {

@@ -39,6 +39,9 @@ local v = redis.call('GET', KEYS[1])
 if v and cjson.decode(v).t == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0`;
 
+/** How long an in-flight marker lasts when its request never completes nor releases it (a crash). */
+export const IN_FLIGHT_TTL_MS = 2 * 60_000;
+
 /** The Redis key; the client's key is hashed so its length and characters never matter to Redis. */
 export function redisKey(scope: string, key: string): string {
   return `idem:${scope}:${createHash("sha256").update(key).digest("hex")}`;
@@ -51,9 +54,13 @@ export function redisKey(scope: string, key: string): string {
  */
 export function createRedisIdempotencyStore(
   redis: Redis,
-  opts: { ttlMs?: number; onError?: (err: unknown) => void } = {},
+  opts: { ttlMs?: number; inFlightTtlMs?: number; onError?: (err: unknown) => void } = {},
 ): IdempotencyStore {
   const ttl = opts.ttlMs ?? IDEMPOTENCY_TTL_MS;
+  // The in-flight marker outlives any request (the longest waits 29 s for the worker), not a crash: a replica
+  // that died mid-request left it for the full 24 h, and every retry got 409 for a day. Once it expires, a
+  // retry goes through and the database's (project_id, key) row replays what the first one committed.
+  const inFlightTtl = Math.min(ttl, opts.inFlightTtlMs ?? IN_FLIGHT_TTL_MS);
   const onError = opts.onError ?? (() => undefined);
   return {
     async begin(scope, key, fingerprint) {
@@ -62,7 +69,7 @@ export function createRedisIdempotencyStore(
       const marker: Entry = { s: "p", f: fingerprint, t: token };
       try {
         // Atomic: sets the marker only when the key is free and returns what was there before (nil = it was free).
-        const previous = await redis.set(rk, JSON.stringify(marker), "PX", ttl, "NX", "GET");
+        const previous = await redis.set(rk, JSON.stringify(marker), "PX", inFlightTtl, "NX", "GET");
         if (previous === null) return { kind: "started", token };
         const entry = JSON.parse(previous) as Entry;
         if (entry.f !== fingerprint) return { kind: "mismatch" };
