@@ -486,6 +486,24 @@ describe("dry_run", () => {
 
   it("still validates: missing fields and an unverified sender are refused", async () => {
     expect((await send(p.liveKey, { ...minimal(), html_body: undefined, dry_run: true })).status).toBe(400);
+    // an attachment URL the real send would refuse before any download
+    for (const [url, error] of [
+      ["not a url", "attachments[0]: Attachment URL is not a valid URL"],
+      ["file:///etc/passwd", "attachments[0]: Attachment URL must use http or https"],
+      ["http://user:pw@example.com/a.pdf", "attachments[0]: Attachment URL must not contain credentials"],
+      ["http://10.0.0.1/a.pdf", "attachments[0]: Attachment URL points to a private or reserved address"],
+    ]) {
+      const res = await send(p.liveKey, {
+        ...minimal(),
+        attachments: [{ filename: "a.pdf", url }],
+        dry_run: true,
+      });
+      expect({ url, status: res.status, body: res.body }).toEqual({
+        url,
+        status: 400,
+        body: { success: false, error },
+      });
+    }
     expect(
       (await send(p.liveKey, { ...minimal(), sender_email: "x@nowhere.example", dry_run: true })).status,
     ).toBe(403);

@@ -136,6 +136,24 @@ export function checkAttachments(inputs: readonly AttachmentInput[]): CheckedAtt
   });
 }
 
+/**
+ * The `url` attachments' checks that need no network (form, scheme, credentials, a literal private address), so
+ * that a dry run refuses what the real send would, and a bad URL is refused before anything else is done.
+ */
+export function checkAttachmentUrls(
+  downloader: Pick<SafeDownloader, "check">,
+  checked: readonly CheckedAttachment[],
+): void {
+  for (const a of checked) {
+    if (a.source.kind !== "url") continue;
+    try {
+      downloader.check(a.source.url);
+    } catch (err) {
+      throw err instanceof DownloadError ? downloadError(a.index, err) : err;
+    }
+  }
+}
+
 function downloadError(index: number, err: DownloadError): AppError {
   if (err.failure === "too_large") return tooLarge(index);
   return new AppError(ErrorCode.VALIDATION, `attachments[${index}]: ${err.message}`, { cause: err });

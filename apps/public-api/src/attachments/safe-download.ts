@@ -46,6 +46,8 @@ export interface Downloaded {
 
 export interface SafeDownloader {
   download(url: string): Promise<Downloaded>;
+  /** What `download` checks before any network: the URL's form, scheme, credentials, a literal address. */
+  check(url: string): void;
   close(): Promise<void>;
 }
 
@@ -63,13 +65,24 @@ export function createSafeDownloader(opts: SafeDownloaderOptions): SafeDownloade
     maxResponseSize: opts.maxBytes,
   });
 
-  async function fetchOnce(url: URL, signal: AbortSignal) {
+  const checkHop = (url: URL): void => {
     if (url.protocol !== "http:" && url.protocol !== "https:")
       throw new DownloadError("bad_url", "Attachment URL must use http or https");
     if (url.username || url.password)
       throw new DownloadError("bad_url", "Attachment URL must not contain credentials");
     if (refusedLiteral(url, allow))
       throw new DownloadError("blocked_address", "Attachment URL points to a private or reserved address");
+  };
+  const parse = (rawUrl: string): URL => {
+    try {
+      return new URL(rawUrl);
+    } catch {
+      throw new DownloadError("bad_url", "Attachment URL is not a valid URL");
+    }
+  };
+
+  async function fetchOnce(url: URL, signal: AbortSignal) {
+    checkHop(url);
     return request(url, {
       method: "GET",
       dispatcher: agent,
@@ -79,13 +92,11 @@ export function createSafeDownloader(opts: SafeDownloaderOptions): SafeDownloade
   }
 
   return {
+    check(rawUrl: string): void {
+      checkHop(parse(rawUrl));
+    },
     async download(rawUrl: string): Promise<Downloaded> {
-      let url: URL;
-      try {
-        url = new URL(rawUrl);
-      } catch {
-        throw new DownloadError("bad_url", "Attachment URL is not a valid URL");
-      }
+      let url = parse(rawUrl);
       const controller = new AbortController();
       const timer = setTimeout(
         () => controller.abort(new DownloadError("timeout", "Attachment download timed out")),

@@ -3,7 +3,7 @@ import { internalSendEmailBody, missingFieldMessage } from "@emailsvc/contracts"
 import { renderDoubleBraces, renderTemplate } from "@emailsvc/content";
 import { AppError, ErrorCode } from "@emailsvc/http";
 import { timeOrderedUuid } from "@emailsvc/db";
-import { checkAttachments, storeAttachments } from "../attachments/prepare-attachments";
+import { checkAttachments, checkAttachmentUrls, storeAttachments } from "../attachments/prepare-attachments";
 import { bodyObject, isMissing, parseBody } from "../domain/parse-body";
 import { uniqueAddresses } from "../domain/recipients";
 import { loadTemplate } from "../repos/template.repo";
@@ -63,6 +63,7 @@ export async function internalSendEmail(
     throw new AppError(ErrorCode.VALIDATION, missingFieldMessage("html"));
   const body = parseBody(internalSendEmailBody, raw);
   const checked = checkAttachments(body.attachments ?? []);
+  checkAttachmentUrls(deps.downloader, checked);
   const projectId = await resolveProject(deps, ctx.projectHeader);
   // Absent or null: now. A blank string is a bad value (400), not a request to send at once.
   const schedule =

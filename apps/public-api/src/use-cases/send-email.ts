@@ -1,7 +1,7 @@
 import { MSG_SEND_EMAIL_MISSING, sendEmailBody } from "@emailsvc/contracts";
 import { renderDoubleBraces } from "@emailsvc/content";
 import { AppError, ErrorCode, type AuthContext } from "@emailsvc/http";
-import { checkAttachments, storeAttachments } from "../attachments/prepare-attachments";
+import { checkAttachments, checkAttachmentUrls, storeAttachments } from "../attachments/prepare-attachments";
 import { bodyObject, isMissing, parseBody } from "../domain/parse-body";
 import { uniqueAddresses } from "../domain/recipients";
 import type { IdempotencyContext } from "../idempotency/idempotency.middleware";
@@ -38,6 +38,7 @@ export async function sendEmail(
   }
   const body = parseBody(sendEmailBody, raw);
   const checked = checkAttachments(body.attachments ?? []);
+  checkAttachmentUrls(deps.downloader, checked);
   const { projectId, mode } = ctx.auth;
 
   const data = body.data ?? undefined;
