@@ -305,6 +305,20 @@ describe("sender verification (spec 4.4 order, applied to v1)", () => {
 });
 
 describe("accepted sends", () => {
+  it("one copy per person across recipient_email, cc and bcc (to before cc before bcc)", async () => {
+    const res = await send(p.testKey, {
+      ...minimal(),
+      recipient_email: ["Dup@example.org", "dup2@example.org"],
+      cc: ["dup@example.org", "cc@example.org", "CC@example.org"],
+      bcc: ["DUP2@example.org", "bcc@example.org", "cc@example.org"],
+    });
+    expect(res.status).toBe(200);
+    const msg = await h.deps.db.prisma.emailMessage.findUniqueOrThrow({ where: { id: res.body.email_id } });
+    expect({ cc: msg.cc, bcc: msg.bcc }).toEqual({ cc: ["cc@example.org"], bcc: ["bcc@example.org"] });
+    const acts = await h.deps.db.prisma.activity.findMany({ where: { emailMessageId: msg.id } });
+    expect(acts.map((a) => a.recipient).sort()).toEqual(["dup2@example.org", "dup@example.org"]);
+  });
+
   it("200 { message, email_id, project_id }; rows, reply tokens, outbox row and the published command", async () => {
     const res = await send(p.liveKey, {
       recipient_email: ["Alice@Example.org", "bob@example.org", "alice@example.org"],

@@ -5,7 +5,7 @@ import { AppError, ErrorCode } from "@emailsvc/http";
 import { timeOrderedUuid } from "@emailsvc/db";
 import { checkAttachments, checkAttachmentUrls, storeAttachments } from "../attachments/prepare-attachments";
 import { bodyObject, isMissing, parseBody } from "../domain/parse-body";
-import { uniqueAddresses } from "../domain/recipients";
+import { distinctLists } from "../domain/recipients";
 import { loadTemplate } from "../repos/template.repo";
 import type { TemplateRef } from "../templates/template-cache";
 import { parseSchedule, type Schedule, ScheduleError } from "../domain/scheduling/parse-schedule";
@@ -92,11 +92,7 @@ export async function internalSendEmail(
       : null;
   }
 
-  let lists = {
-    to: uniqueAddresses(body.recipient),
-    cc: uniqueAddresses(body.cc ?? []),
-    bcc: uniqueAddresses(body.bcc ?? []),
-  };
+  let lists = distinctLists({ to: body.recipient, cc: body.cc ?? [], bcc: body.bcc ?? [] });
   if (projectId) {
     const filtered = await checkSenderAndFilter(deps.db, projectId, body.sender, lists);
     if (filtered.to.length === 0)

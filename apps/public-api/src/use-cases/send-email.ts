@@ -3,7 +3,7 @@ import { renderDoubleBraces } from "@emailsvc/content";
 import { AppError, ErrorCode, type AuthContext } from "@emailsvc/http";
 import { checkAttachments, checkAttachmentUrls, storeAttachments } from "../attachments/prepare-attachments";
 import { bodyObject, isMissing, parseBody } from "../domain/parse-body";
-import { uniqueAddresses } from "../domain/recipients";
+import { distinctLists } from "../domain/recipients";
 import type { IdempotencyContext } from "../idempotency/idempotency.middleware";
 import { apiSendContent, checkAndAcceptApiSend } from "./accept-api-send";
 import { checkSenderAndFilter } from "./filter-suppressed";
@@ -48,11 +48,7 @@ export async function sendEmail(
     ? rendered("text_body", () => renderDoubleBraces(body.text_body!, data, { html: false }))
     : null;
 
-  const requested = {
-    to: uniqueAddresses(body.recipient_email),
-    cc: uniqueAddresses(body.cc ?? []),
-    bcc: uniqueAddresses(body.bcc ?? []),
-  };
+  const requested = distinctLists({ to: body.recipient_email, cc: body.cc ?? [], bcc: body.bcc ?? [] });
 
   if (body.dry_run) {
     const lists = await checkSenderAndFilter(deps.db, projectId, body.sender_email, requested);
