@@ -433,6 +433,35 @@ describe("notification processing (spec 4.9 mapping)", () => {
     expect(await row(a.activityId)).toMatchObject({ status: "sent", provider_message_id: "prov-new" });
   });
 
+  it("a Send notification settles an activity failed on a provider timeout (no provider id): it was sent", async () => {
+    const a = await newActivity({ status: "failed" });
+    await db.pool.query(
+      "UPDATE activities SET provider_message_id = NULL, failed_at = now(), failure_reason = 'request timeout' WHERE id = $1",
+      [a.activityId],
+    );
+    const ev = {
+      eventType: "Send",
+      mail: {
+        messageId: "prov-late",
+        timestamp: "2026-11-22T10:00:00.000Z",
+        tags: { activity_id: [a.activityId] },
+      },
+      send: {},
+    };
+    expect(await applyNotification(db, randomUUID(), ev)).toBe("applied");
+    expect(await row(a.activityId)).toMatchObject({ status: "sent", provider_message_id: "prov-late" });
+    const r = await db.pool.query("SELECT failed_at, failure_reason FROM activities WHERE id = $1", [
+      a.activityId,
+    ]);
+    expect(r.rows[0]).toEqual({ failed_at: null, failure_reason: null });
+    await applyNotification(
+      db,
+      randomUUID(),
+      sesEvent("Delivery", "prov-late", { recipients: [a.recipient] }),
+    );
+    expect((await row(a.activityId)).status).toBe("delivered");
+  });
+
   it("a tag naming an activity that SES gave another message id reaches nothing (activity ids are public)", async () => {
     const a = await newActivity({ status: "delivered" });
     const forged = {

@@ -26,7 +26,7 @@ export interface ProviderNotification {
  *        so every row below is touched once and each activity's steps keep their order;
  *   a    those activities, locked in id order (two batches never wait on each other in a cycle);
  *   ev   the email event records, de-duplicated by the SNS MessageId (nothing below runs for a duplicate);
- *   upd  reconciliation (`Send` while still `sending`: the worker died after SES accepted it) and the
+ *   upd  reconciliation (`Send` while still `sending`, or `failed` with no provider id: SETTLES_SEND) and the
  *        forward-only status of spec 4.9 with its timestamp and bounce type, when the notification is about
  *        the activity's own recipient (`applies`): one SES message carries the first recipient's activity
  *        together with the send's cc and bcc, and a bounce of a cc address is not a bounce of the recipient;
@@ -39,6 +39,13 @@ export interface ProviderNotification {
  * It answers one row per notification: whether its activity was found, ran in this batch, and was inserted,
  * and on every row the number of outbox rows the batch wrote.
  */
+/**
+ * A `Send` notification settles what the worker could not record: an activity still `sending` (the worker died
+ * after SES accepted it), or `failed` without a provider id (a synchronous send whose provider call timed out:
+ * the caller was told 504 and the outcome was unknown; SES saying it sent the email ends that).
+ */
+const SETTLES_SEND = "(t.status = 'sending' OR (t.status = 'failed' AND t.provider_message_id IS NULL))";
+
 const APPLY_SQL = `
 WITH r AS (
   SELECT * FROM unnest($1::text[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::timestamptz[], $7::jsonb[],
@@ -67,11 +74,13 @@ WITH r AS (
     FROM ev JOIN a ON a.id = ev.activity_id JOIN r ON r.ord = a.ord
 ), upd AS (
   UPDATE activities t SET
-    status = CASE WHEN j.is_send AND t.status = 'sending' THEN 'sent'
+    status = CASE WHEN j.is_send AND ${SETTLES_SEND} THEN 'sent'
                   WHEN j.status IS NOT NULL AND t.status = ANY(string_to_array(j.allowed, ',')) THEN j.status
                   ELSE t.status END,
-    provider_message_id = CASE WHEN j.is_send AND t.status = 'sending' THEN COALESCE(t.provider_message_id, j.message_id) ELSE t.provider_message_id END,
-    sent_at = CASE WHEN j.is_send AND t.status = 'sending' THEN COALESCE(t.sent_at, j.at) ELSE t.sent_at END,
+    provider_message_id = CASE WHEN j.is_send AND ${SETTLES_SEND} THEN COALESCE(t.provider_message_id, j.message_id) ELSE t.provider_message_id END,
+    sent_at = CASE WHEN j.is_send AND ${SETTLES_SEND} THEN COALESCE(t.sent_at, j.at) ELSE t.sent_at END,
+    failed_at = CASE WHEN j.is_send AND t.status = 'failed' AND t.provider_message_id IS NULL THEN NULL ELSE t.failed_at END,
+    failure_reason = CASE WHEN j.is_send AND t.status = 'failed' AND t.provider_message_id IS NULL THEN NULL ELSE t.failure_reason END,
     delivered_at = CASE WHEN j.at_col = 'delivered_at' THEN COALESCE(t.delivered_at, j.at) ELSE t.delivered_at END,
     bounced_at = CASE WHEN j.at_col = 'bounced_at' THEN COALESCE(t.bounced_at, j.at) ELSE t.bounced_at END,
     complained_at = CASE WHEN j.at_col = 'complained_at' THEN COALESCE(t.complained_at, j.at) ELSE t.complained_at END,
