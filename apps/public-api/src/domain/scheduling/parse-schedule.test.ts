@@ -72,6 +72,8 @@ describe("parseSchedule phrase table (phrases × zones × offsets × a DST chang
     ["2026-03-10T10:00:00+05", "UTC", "2026-03-10T05:00:00.000Z", "2026-03-10 05:00", "UTC"],
     ["2026-03-10T10:00:00-0530", "UTC", "2026-03-10T15:30:00.000Z", "2026-03-10 15:30", "UTC"],
     ["2026-03-10T10:00:00.250Z", "UTC", "2026-03-10T10:00:00.250Z", "2026-03-10 10:00", "UTC"],
+    // and without an offset, in the zone's wall clock
+    ["2026-03-10T10:00:00.999", "Asia/Tokyo", "2026-03-10T01:00:00.999Z", "2026-03-10 10:00", "Asia/Tokyo"],
   ])("%s in %s", (phrase, tz, instant, local, label) => {
     const s = parseSchedule({ scheduledAt: phrase, timezone: tz, now });
     expect(s.instant.toISOString()).toBe(instant);

@@ -109,18 +109,19 @@ function readInstant(text: string, zone: Zone, nowMs: number): number | null {
       second: +(s ?? 0),
     };
     if (!realMoment(fields)) return null;
+    const ms = frac ? Math.round(Number(`0.${frac}`) * 1000) : 0;
     if (off) {
       // Z, ±hh, ±hhmm or ±hh:mm (ISO 8601 allows all three forms of an offset)
       const m = /^([+-])(\d{2}):?(\d{2})?$/.exec(off);
       const offsetMin = m ? (m[1] === "-" ? -1 : 1) * (+m[2]! * 60 + +(m[3] ?? 0)) : 0;
       if (m && (+m[2]! > 23 || +(m[3] ?? 0) > 59)) return null;
-      const ms = frac ? Math.round(Number(`0.${frac}`) * 1000) : 0;
       return (
         Date.UTC(fields.year, fields.month - 1, fields.day, fields.hour, fields.minute, fields.second, ms) -
         offsetMin * 60_000
       );
     }
-    return wallClockToInstant(zone, fields);
+    // a fraction of a second counts without an offset too (the zone's wall clock)
+    return wallClockToInstant(zone, fields) + ms;
   }
   const results = chrono.parse(
     text,
