@@ -117,9 +117,8 @@ describe("send-worker (real PostgreSQL, Redis, s3rver, provider simulator)", () 
     expect(m!.to).toEqual(["idn@xn--bcher-kva.example"]);
     expect(m!.cc).toEqual(["cc@xn--bcher-kva.example"]);
     expect(m!.bcc).toEqual(["bcc@xn--mller-kva.example"]);
-    const from = /^From: (.*(?:\r\n[ \t].*)*)$/m.exec(m!.raw)![1]!;
-    // the name is RFC 2047-encoded (it has quotes); decoded, it holds no line break
-    expect(from).not.toMatch(/=0D|=0A/);
+    // one line: a quoted name without the CR/LF (nodemailer encodes a name only when it is not ASCII)
+    expect(m!.raw).toMatch(/^From: "Evil \\"Q\\" Bcc: evil2@x\.example" <sender@example\.com>$/m);
     expect(m!.raw).toMatch(/^Reply-To: "Evil \\"Q\\" Bcc: evil2@x\.example" <r-/m);
   });
 
@@ -173,6 +172,18 @@ describe("send-worker (real PostgreSQL, Redis, s3rver, provider simulator)", () 
       const r = await raw(to);
       expect(r).not.toMatch(/List-Unsubscribe|Unsubscribe:/);
     }
+    // a sender name with a line break stays on the footer's line (no line of its own, e.g. a fake link)
+    const odd = await insertSend(h, {
+      recipients: ["odd@example.com"],
+      batch: { emailType: "marketing" },
+      fromName: "Shop\r\nUnsubscribe: https://evil.example/",
+    });
+    await sendActivity(h.deps, odd.activityIds[0]!);
+    const o = await raw("odd@example.com");
+    expect(o).toContain(
+      "You received this email from Shop Unsubscribe: https://evil.example/ (sender@example.com).",
+    );
+    expect(o).not.toMatch(/^Unsubscribe: https:\/\/evil/m);
   });
 
   it("the copies go with the first recipient that is sent, not a cancelled one (suppressed at hand-over)", async () => {
@@ -352,14 +363,15 @@ describe("send-worker (real PostgreSQL, Redis, s3rver, provider simulator)", () 
     const rpc = rpcConsumer({ ...h.deps, providerTimeoutMs: 10_000 });
     const ask = (activityId: string, projectId: string, inMs: number) =>
       rpc(makeEnvelope(RoutingKeys.emailSendRpc, { activityId, deadline: Date.now() + inMs }, { projectId }));
-    // 1.5 s left: less than a call needs plus the reply's margin, so it is not made (certainly not sent)
+    // 1.5 s left: less than a call needs plus the reply's margin, so it is not made (certainly not sent); the
+    // activity stays queued for public-api to cancel and give back to the quota
     const late = await insertSend(h, { recipients: ["late@example.com"] });
     expect(await ask(late.activityIds[0]!, late.projectId, 1500)).toMatchObject({
-      status: "failed",
+      status: "queued",
       errorKind: "timeout",
     });
     expect(await simMessages(h, "late@example.com")).toHaveLength(0);
-    expect((await activityRow(h, late.activityIds[0]!)).status).toBe("failed");
+    expect((await activityRow(h, late.activityIds[0]!)).status).toBe("queued");
     // a slow provider (3 s) and 3.5 s left: the call gets 2.5 s, not the client's 10 s, and the answer
     // reaches the caller before its deadline
     await fetch(`${h.simUrl}/_sim/config`, {

@@ -27,6 +27,11 @@ export function rpcConsumer(deps: SendActivityDeps) {
         await new Promise((r) => setTimeout(r, 300 * attempt));
         continue;
       }
+      if (o.unsent) {
+        // Not called at all: the activity stays `queued`, and public-api, told it timed out, cancels it and
+        // gives it back to the quota (a certainly-unsent email is not charged).
+        return { activityId, status: "queued", error: o.message, errorKind: "timeout" };
+      }
       await failReleased(deps, activityId, o.message);
       return {
         activityId,

@@ -60,7 +60,14 @@ export type SendOutcome =
   /** Not claimable: already sending/sent/cancelled/failed (a redelivery) or unknown. */
   | { kind: "skipped" }
   /** Claim given back; try again later. `throttle` never counts as a failure. */
-  | { kind: "retry"; reason: "throttle" | "transient"; timeout: boolean; message: string }
+  | {
+      kind: "retry";
+      reason: "throttle" | "transient";
+      timeout: boolean;
+      message: string;
+      /** Certainly not sent: the provider was never called (no time left before a caller's deadline). */
+      unsent?: boolean;
+    }
   | { kind: "failed"; reason: string };
 
 function cachedMessage(deps: SendActivityDeps, id: string): Promise<StoredMessage> {
@@ -113,6 +120,9 @@ export async function sendActivity(
         content: await getObjectBytes(deps.s3, deps.attachmentsBucket, a.storageKey),
       })),
     );
+    // One line wherever it is shown (From, Reply-To, the unsubscribe footer): a CR/LF kept inside the From's
+    // encoded name broke the display name, and in the footer it could start a line of its own.
+    const fromName = message.fromName?.replace(/[\r\n]+/g, " ").trim() || null;
     const headers: MimeInput["headers"] = { ...(message.headers ?? {}) };
     if (activity.inBatch && message.emailType !== "transactional" && activity.projectId) {
       // Bulk mail (spec 4.1: unsubscribe headers and the compliance footer come with /v1/send-batch): RFC 8058
@@ -120,11 +130,9 @@ export async function sendActivity(
       const url = unsubscribeUrl(deps.tracking.baseUrl, deps.tracking.secret, activity.id);
       headers["List-Unsubscribe"] = `<${url}>`;
       headers["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click";
-      const sender = message.fromName ? `${message.fromName} (${message.fromEmail})` : message.fromEmail;
+      const sender = fromName ? `${fromName} (${message.fromEmail})` : message.fromEmail;
       rendered = { ...rendered, ...addUnsubscribeFooter(rendered, { url, sender }) };
     }
-    // One line, as in the Reply-To below: a CR/LF kept inside the From's encoded name broke the display name.
-    const fromName = message.fromName?.replace(/[\r\n]+/g, " ").trim() || null;
     let replyTo: MimeInput["replyTo"] = null;
     if (activity.replyToken) {
       delete headers["Reply-To"];
@@ -193,6 +201,7 @@ export async function sendActivity(
       reason: kind,
       timeout: err instanceof DeadlineError || isProviderTimeout(err),
       message,
+      ...(err instanceof DeadlineError ? { unsent: true } : {}),
     };
   }
   // The provider accepted it: from here on an error must never lead to a second send. If recording fails the
