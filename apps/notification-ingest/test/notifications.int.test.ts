@@ -320,6 +320,27 @@ describe("notification processing (spec 4.9 mapping)", () => {
     expect((await row(b.activityId)).status).toBe("bounced");
   });
 
+  it("applies a bounce SES names in punycode to an internationalised recipient, and suppresses it as sent to", async () => {
+    const a = await newActivity();
+    await db.pool.query("UPDATE activities SET recipient = 'idn@bücher.example' WHERE id = $1", [
+      a.activityId,
+    ]);
+    await applyNotification(
+      db,
+      randomUUID(),
+      sesEvent("Bounce", a.providerId, {
+        bounceType: "Permanent",
+        bouncedRecipients: [{ emailAddress: "idn@xn--bcher-kva.example" }],
+      }),
+    );
+    expect((await row(a.activityId)).status).toBe("bounced");
+    const r = await db.pool.query(
+      "SELECT email FROM suppressions WHERE project_id = $1 AND reason = 'bounce' ORDER BY email",
+      [a.projectId],
+    );
+    expect(r.rows.map((x) => x.email)).toEqual(["idn@bücher.example", "idn@xn--bcher-kva.example"]);
+  });
+
   it("suppresses hard bounces and complaints, not soft bounces", async () => {
     const hard = await newActivity();
     await applyNotification(

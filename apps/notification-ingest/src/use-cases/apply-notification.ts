@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { domainToUnicode } from "node:url";
 import { Exchanges, makeEnvelope, type RoutingKey } from "@emailsvc/contracts";
 import { clientWebhookExistsSql, timeOrderedUuid, type Db } from "@emailsvc/db";
 import { ALLOWED_FROM, EVENT_MAP, eventDetails, eventTimestamp, type SesEvent } from "../domain/ses-event";
@@ -145,7 +146,20 @@ function namedRecipients(type: string, event: SesEvent): string[] {
           : type === "DeliveryDelay"
             ? event.deliveryDelay?.delayedRecipients?.map((r) => r.emailAddress)
             : undefined;
-  return (list ?? []).filter((a): a is string => typeof a === "string" && a.includes("@")).map(bare);
+  const addresses = (list ?? [])
+    .filter((a): a is string => typeof a === "string" && a.includes("@"))
+    .map(bare);
+  // SES names an internationalised domain in punycode (the form the worker hands it), while activities and
+  // suppressions keep the address as the client wrote it: both spellings, so the notification applies to its
+  // recipient and a bounce suppresses the address as later sends spell it.
+  return [...new Set(addresses.flatMap((a) => [a, unicodeDomainAddress(a)]))];
+}
+
+function unicodeDomainAddress(address: string): string {
+  const at = address.lastIndexOf("@");
+  const domain = address.slice(at + 1);
+  if (!domain.includes("xn--")) return address;
+  return `${address.slice(0, at)}@${domainToUnicode(domain) || domain}`;
 }
 
 /** The statement's parameters for one notification, or null for an event type we do not record. */
