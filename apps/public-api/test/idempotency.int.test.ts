@@ -131,13 +131,18 @@ describe("with Redis", () => {
     expect(await emails(p.projectId)).toBe(1);
   });
 
-  it("the same request with a trailing slash (routed to the same handler) replays, not a 422", async () => {
+  it("the same request with a trailing slash or another case (routed to the same handler) replays, not a 422", async () => {
     const key = newKey();
     const b = body({ subject: "slash" });
     expect((await send(up, key, b)).status).toBe(200);
-    const again = await send(up, key, b, p.liveKey, "/v1/send-email/");
-    expect(again.status).toBe(200);
-    expect(again.headers[REPLAYED_HEADER.toLowerCase()]).toBe("true");
+    for (const path of ["/v1/send-email/", "/V1/Send-Email"]) {
+      const again = await send(up, key, b, p.liveKey, path);
+      expect({ path, status: again.status, replayed: again.headers[REPLAYED_HEADER.toLowerCase()] }).toEqual({
+        path,
+        status: 200,
+        replayed: "true",
+      });
+    }
     expect(await emails(p.projectId)).toBe(1);
   });
 

@@ -62,8 +62,8 @@ export function idempotency(deps: { store: IdempotencyStore; logger: Logger }): 
     }
     const { projectId, mode } = getAuth(res);
     // Fingerprinting yields to the event loop between slices: a full batch body takes tens of milliseconds.
-    // The path as routed: Express sends /v1/send-email/ to the same handler as /v1/send-email.
-    const path = `${req.baseUrl}${req.path}`.replace(/\/+$/, "") || "/";
+    // The path as routed: Express sends /v1/send-email/ and /V1/Send-Email to the same handler as /v1/send-email.
+    const path = `${req.baseUrl}${req.path}`.replace(/\/+$/, "").toLowerCase() || "/";
     requestFingerprintAsync(req.method, path, mode, req.body)
       .then(async (fingerprint) => {
         const ctx: IdempotencyContext = { key, fingerprint };
