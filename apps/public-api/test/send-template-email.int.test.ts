@@ -3,6 +3,7 @@ import request from "supertest";
 import { MSG_SEND_TEMPLATE_MISSING } from "@emailsvc/contracts";
 import {
   bearer,
+  count,
   makeProject,
   startHarness,
   startS3,
@@ -174,6 +175,34 @@ describe("sending", () => {
       where: { id: third.body.email_id },
     });
     expect(msg3.subject).toMatch(/^Order .* for Cy$/);
+  });
+
+  it("dry_run renders and checks without storing or sending anything (as 4.1's dry run)", async () => {
+    const q = await makeProject(h.deps);
+    const t = await createTemplate(q.projectId, { subject: "Hi {name}", html: "<p>{name}</p>" });
+    const res = await send(
+      { ...base(), sender_email: q.sender, template_id: t.id, variables: { name: "Ann" }, dry_run: true },
+      q.testKey,
+    );
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      dry_run: true,
+      test_mode: true,
+      would_send: {
+        to: ["ann@example.org"],
+        from: q.sender,
+        subject: "Hi Ann",
+        html_preview: "<p>Ann</p>",
+        variables_used: ["name"],
+      },
+      template_id: t.id,
+      template_internal_id: t.internalId,
+      used_cached_html: expect.any(Boolean),
+    });
+    expect(await count(h.deps, "email_messages WHERE project_id = $1", [q.projectId])).toBe(0);
+    expect(await count(h.deps, "activities WHERE project_id = $1", [q.projectId])).toBe(0);
+    const bad = await send({ ...base(), template_id: t.id, dry_run: "yes" }, q.testKey);
+    expect(bad.body).toEqual({ success: false, error: "dry_run must be a boolean" });
   });
 
   it("accepts template_internal_id as a string of digits", async () => {

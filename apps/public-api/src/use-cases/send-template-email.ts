@@ -11,7 +11,8 @@ import type { TemplateRef } from "../templates/template-cache";
 import { apiSendContent, checkAndAcceptApiSend } from "./accept-api-send";
 import { rendered } from "../domain/rendered";
 import type { SendDeps, SendOutcome } from "./send-deps";
-import { MSG_QUEUED, type SendEmailContext } from "./send-email";
+import { checkSenderAndFilter } from "./filter-suppressed";
+import { displayFrom, MSG_QUEUED, type SendEmailContext } from "./send-email";
 
 export const MSG_TEMPLATE_NOT_FOUND = "Template not found";
 
@@ -74,8 +75,29 @@ export async function sendTemplateEmail(
     ...new Set([...subject.variablesUsed, ...html.variablesUsed, ...(text?.variablesUsed ?? [])]),
   ];
 
-  const content = apiSendContent(body, { subject, html, text });
   const requested = { to: [body.recipient_email], cc: [], bcc: [] };
+  if (body.dry_run) {
+    // 4.1's dry run for a template: the same checks and rendering, nothing stored, queued or sent
+    const lists = await checkSenderAndFilter(deps.db, projectId, body.sender_email, requested);
+    return {
+      status: 200,
+      body: {
+        dry_run: true,
+        test_mode: ctx.auth.mode === "test",
+        would_send: {
+          to: lists.to,
+          from: displayFrom(body.sender_email, body.sender_name),
+          subject: subject.text,
+          html_preview: html.text,
+          variables_used: variablesUsed,
+        },
+        template_id: template.id,
+        template_internal_id: template.internalId,
+        used_cached_html: fromCache,
+      },
+    };
+  }
+  const content = apiSendContent(body, { subject, html, text });
   return checkAndAcceptApiSend(deps, ctx, content, requested, async (_lists, emailMessageId) => ({
     attachments: [],
     response: {

@@ -164,6 +164,8 @@ export const sendTemplateEmailBody = z.object({
   sender_name: optionalText("sender_name", 200),
   subject: optionalText("subject", 998),
   variables: variables("variables").nullish(),
+  /** Not in spec 4.2's table: as 4.1's, validates and renders without sending (it used to be ignored). */
+  dry_run: z.boolean({ error: "dry_run must be a boolean" }).nullish(),
 });
 export type SendTemplateEmailBody = z.output<typeof sendTemplateEmailBody>;
 
