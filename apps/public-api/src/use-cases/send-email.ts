@@ -23,6 +23,31 @@ export const displayFrom = (email: string, name: string | null | undefined): str
   name ? `${name} <${email}>` : email;
 
 /**
+ * Spec 4.1's dry run, after the sender check and the suppression filter: what would be sent, nothing stored,
+ * queued or sent (/v1/send-email and /v1/send-template-email).
+ */
+export async function dryRun(
+  deps: SendDeps,
+  ctx: SendEmailContext,
+  body: { sender_email: string; sender_name?: string | null },
+  requested: { to: string[]; cc: string[]; bcc: string[] },
+  rendered: { subject: string; html: string; variablesUsed: string[] },
+) {
+  const lists = await checkSenderAndFilter(deps.db, ctx.auth.projectId, body.sender_email, requested);
+  return {
+    dry_run: true as const,
+    test_mode: ctx.auth.mode === "test",
+    would_send: {
+      to: lists.to,
+      from: displayFrom(body.sender_email, body.sender_name),
+      subject: rendered.subject,
+      html_preview: rendered.html,
+      variables_used: rendered.variablesUsed,
+    },
+  };
+}
+
+/**
  * POST /v1/send-email (spec 4.1): validate, render `{{variable}}` from `data`, check the sender, drop suppressed
  * recipients, then either describe the email (dry_run) or store its attachments and accept it (one
  * transaction, outbox row included) for the send-worker.
@@ -39,7 +64,7 @@ export async function sendEmail(
   const body = parseBody(sendEmailBody, raw);
   const checked = checkAttachments(body.attachments ?? []);
   checkAttachmentUrls(deps.downloader, checked);
-  const { projectId, mode } = ctx.auth;
+  const { projectId } = ctx.auth;
 
   const data = body.data ?? undefined;
   const subject = rendered("subject", () => renderDoubleBraces(body.subject ?? "", data, { html: false }));
@@ -51,23 +76,16 @@ export async function sendEmail(
   const requested = distinctLists({ to: body.recipient_email, cc: body.cc ?? [], bcc: body.bcc ?? [] });
 
   if (body.dry_run) {
-    const lists = await checkSenderAndFilter(deps.db, projectId, body.sender_email, requested);
     const variablesUsed = [
       ...new Set([...subject.variablesUsed, ...html.variablesUsed, ...(text?.variablesUsed ?? [])]),
     ];
     return {
       status: 200,
-      body: {
-        dry_run: true,
-        test_mode: mode === "test",
-        would_send: {
-          to: lists.to,
-          from: displayFrom(body.sender_email, body.sender_name),
-          subject: subject.text,
-          html_preview: html.text,
-          variables_used: variablesUsed,
-        },
-      },
+      body: await dryRun(deps, ctx, body, requested, {
+        subject: subject.text,
+        html: html.text,
+        variablesUsed,
+      }),
     };
   }
   const content = apiSendContent(body, { subject, html, text });

@@ -11,8 +11,7 @@ import type { TemplateRef } from "../templates/template-cache";
 import { apiSendContent, checkAndAcceptApiSend } from "./accept-api-send";
 import { rendered } from "../domain/rendered";
 import type { SendDeps, SendOutcome } from "./send-deps";
-import { checkSenderAndFilter } from "./filter-suppressed";
-import { displayFrom, MSG_QUEUED, type SendEmailContext } from "./send-email";
+import { dryRun, MSG_QUEUED, type SendEmailContext } from "./send-email";
 
 export const MSG_TEMPLATE_NOT_FOUND = "Template not found";
 
@@ -77,20 +76,16 @@ export async function sendTemplateEmail(
 
   const requested = { to: [body.recipient_email], cc: [], bcc: [] };
   if (body.dry_run) {
-    // 4.1's dry run for a template: the same checks and rendering, nothing stored, queued or sent
-    const lists = await checkSenderAndFilter(deps.db, projectId, body.sender_email, requested);
+    // 4.1's dry run for a template, with the template's ids
+    const described = await dryRun(deps, ctx, body, requested, {
+      subject: subject.text,
+      html: html.text,
+      variablesUsed,
+    });
     return {
       status: 200,
       body: {
-        dry_run: true,
-        test_mode: ctx.auth.mode === "test",
-        would_send: {
-          to: lists.to,
-          from: displayFrom(body.sender_email, body.sender_name),
-          subject: subject.text,
-          html_preview: html.text,
-          variables_used: variablesUsed,
-        },
+        ...described,
         template_id: template.id,
         template_internal_id: template.internalId,
         used_cached_html: fromCache,
