@@ -20,6 +20,9 @@ describe("isPublicUnicast", () => {
     "::7f00:1",
     "[::a00:1]",
     "::808:808",
+    // outside 2000::/3, yet "unicast" to ipaddr.js
+    "::1:7f00:1",
+    "100::1",
     "fc00::1",
     "fd12:3456::1",
     "fe80::1",

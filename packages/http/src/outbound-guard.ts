@@ -27,6 +27,9 @@ export function isPublicUnicast(address: string): boolean {
   // IPv4-compatible IPv6 (::a.b.c.d, deprecated by RFC 4291 2.5.5.1): ipaddr.js calls ::/96 "unicast", yet on a
   // host with an automatic tunnel it reaches the embedded IPv4 address, e.g. ::127.0.0.1.
   if (ip.kind() === "ipv6" && (ip as ipaddr.IPv6).match(ipaddr.IPv6.parse("::"), 96)) return false;
+  // Beyond that, an IPv6 address must be global unicast (2000::/3, RFC 4291): ipaddr.js calls the rest of
+  // ::/8 (e.g. ::1:7f00:1) "unicast" too, and nothing public lives there.
+  if (ip.kind() === "ipv6" && !(ip as ipaddr.IPv6).match(ipaddr.IPv6.parse("2000::"), 3)) return false;
   return ip.range() === "unicast";
 }
 
