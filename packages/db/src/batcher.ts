@@ -2,10 +2,9 @@
  * Group commit with an answer per item: concurrent callers `submit` one item each and get that item's result,
  * while the items themselves go to the database in batches. The first item runs at once (or, with `gatherTurn`,
  * with the others of its event-loop turn); items that arrive while up to `maxInFlight` batches run are gathered
- * into the next one. With notification-ingest's 20 handlers and one
- * batch in flight, a statement carries 6–8 notifications on average under load (measured on bench/notifications),
- * and PostgreSQL's CPU for the run fell from 9–10 s to 5.6–6.4 s; two in flight halved the batches and gained
- * nothing. The send-worker claims and marks sent its activities the same way.
+ * into the next one. With notification-ingest's 20 handlers and one batch in flight, a statement carries 6–8
+ * notifications on average under load (measured on bench/notifications), and PostgreSQL's CPU for the run fell
+ * from 9–10 s to 5.6–6.4 s; two in flight halved the batches and gained nothing. The send-worker claims and marks sent its activities the same way.
  *
  * A batch that fails is run again one item at a time, so one item the database refuses (a poison message) fails
  * alone and the others still succeed.

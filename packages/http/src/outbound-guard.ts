@@ -11,6 +11,8 @@ import { Agent } from "undici";
 /** Decides whether an outgoing connection to an IP address is allowed. */
 export type AddressPolicy = (address: string) => boolean;
 
+const GLOBAL_UNICAST_V6 = ipaddr.IPv6.parseCIDR("2000::/3");
+
 /**
  * Only globally routable unicast addresses. ipaddr.js classifies everything else by name: loopback, private
  * (10/8, 172.16/12, 192.168/16), linkLocal (169.254/16 incl. the cloud metadata address, fe80::/10),
@@ -24,12 +26,10 @@ export function isPublicUnicast(address: string): boolean {
   if (!ipaddr.isValid(bare)) return false;
   // isValid accepts the legacy shorthand forms (127.1, 0x7f.1); parse() normalises them the same way URL does.
   const ip = ipaddr.parse(bare);
-  // IPv4-compatible IPv6 (::a.b.c.d, deprecated by RFC 4291 2.5.5.1): ipaddr.js calls ::/96 "unicast", yet on a
-  // host with an automatic tunnel it reaches the embedded IPv4 address, e.g. ::127.0.0.1.
-  if (ip.kind() === "ipv6" && (ip as ipaddr.IPv6).match(ipaddr.IPv6.parse("::"), 96)) return false;
-  // Beyond that, an IPv6 address must be global unicast (2000::/3, RFC 4291): ipaddr.js calls the rest of
-  // ::/8 (e.g. ::1:7f00:1) "unicast" too, and nothing public lives there.
-  if (ip.kind() === "ipv6" && !(ip as ipaddr.IPv6).match(ipaddr.IPv6.parse("2000::"), 3)) return false;
+  // An IPv6 address must also be global unicast (2000::/3, RFC 4291): ipaddr.js calls all of ::/8 "unicast",
+  // including IPv4-compatible addresses (::7f00:1 is how WHATWG URL writes [::127.0.0.1]), which reach the
+  // embedded IPv4 address on a host with an automatic tunnel.
+  if (ip.kind() === "ipv6" && !(ip as ipaddr.IPv6).match(GLOBAL_UNICAST_V6)) return false;
   return ip.range() === "unicast";
 }
 

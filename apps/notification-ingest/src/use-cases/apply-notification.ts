@@ -45,7 +45,8 @@ export interface ProviderNotification {
  * after SES accepted it), or `failed` without a provider id (a synchronous send whose provider call timed out:
  * the caller was told 504 and the outcome was unknown; SES saying it sent the email ends that).
  */
-const SETTLES_SEND = "(t.status = 'sending' OR (t.status = 'failed' AND t.provider_message_id IS NULL))";
+const FAILED_UNSETTLED = "(t.status = 'failed' AND t.provider_message_id IS NULL)";
+const SETTLES_SEND = `(t.status = 'sending' OR ${FAILED_UNSETTLED})`;
 
 const APPLY_SQL = `
 WITH r AS (
@@ -80,8 +81,8 @@ WITH r AS (
                   ELSE t.status END,
     provider_message_id = CASE WHEN j.is_send AND ${SETTLES_SEND} THEN COALESCE(t.provider_message_id, j.message_id) ELSE t.provider_message_id END,
     sent_at = CASE WHEN j.is_send AND ${SETTLES_SEND} THEN COALESCE(t.sent_at, j.at) ELSE t.sent_at END,
-    failed_at = CASE WHEN j.is_send AND t.status = 'failed' AND t.provider_message_id IS NULL THEN NULL ELSE t.failed_at END,
-    failure_reason = CASE WHEN j.is_send AND t.status = 'failed' AND t.provider_message_id IS NULL THEN NULL ELSE t.failure_reason END,
+    failed_at = CASE WHEN j.is_send AND ${FAILED_UNSETTLED} THEN NULL ELSE t.failed_at END,
+    failure_reason = CASE WHEN j.is_send AND ${FAILED_UNSETTLED} THEN NULL ELSE t.failure_reason END,
     delivered_at = CASE WHEN j.at_col = 'delivered_at' THEN COALESCE(t.delivered_at, j.at) ELSE t.delivered_at END,
     bounced_at = CASE WHEN j.at_col = 'bounced_at' THEN COALESCE(t.bounced_at, j.at) ELSE t.bounced_at END,
     complained_at = CASE WHEN j.at_col = 'complained_at' THEN COALESCE(t.complained_at, j.at) ELSE t.complained_at END,

@@ -1,6 +1,5 @@
 /** Addresses without case-insensitive duplicates, first spelling and order kept (one activity per person). */
-export function uniqueAddresses(addresses: readonly string[]): string[] {
-  const seen = new Set<string>();
+export function uniqueAddresses(addresses: readonly string[], seen = new Set<string>()): string[] {
   return addresses.filter((a) => {
     const k = a.toLowerCase();
     if (seen.has(k)) return false;
@@ -18,15 +17,10 @@ export function distinctLists(lists: {
   cc: readonly string[];
   bcc: readonly string[];
 }) {
-  const to = uniqueAddresses(lists.to);
-  const seen = new Set(to.map((a) => a.toLowerCase()));
-  const rest = (addresses: readonly string[]) =>
-    uniqueAddresses(addresses).filter((a) => {
-      const k = a.toLowerCase();
-      if (seen.has(k)) return false;
-      seen.add(k);
-      return true;
-    });
-  const cc = rest(lists.cc);
-  return { to, cc, bcc: rest(lists.bcc) };
+  const seen = new Set<string>();
+  return {
+    to: uniqueAddresses(lists.to, seen),
+    cc: uniqueAddresses(lists.cc, seen),
+    bcc: uniqueAddresses(lists.bcc, seen),
+  };
 }
