@@ -26,7 +26,9 @@ function rabbitctl(args, quiet = false) {
 }
 
 module.exports = async function globalSetup(config) {
-  const pkg = path.basename(config.rootDir).replace(/[^a-z0-9]/gi, "_");
+  // TEST_RUN_ID keeps two checkouts (or two people in one) testing the same package apart.
+  const run = (process.env.TEST_RUN_ID || "").replace(/[^a-z0-9]/gi, "_");
+  const pkg = path.basename(config.rootDir).replace(/[^a-z0-9]/gi, "_") + (run ? `_${run}` : "");
   if (process.env.TEST_INFRA === "none") return;
   const dbName = `emailsvc_test_${pkg}`;
   const url = await resetDatabase(dbName);
