@@ -8,13 +8,30 @@ export interface ServiceSpec {
   internalPort?: number;
   /** Public path prefixes routed to this service by the gateway. */
   publicPrefixes: string[];
+  /**
+   * The cluster-only routes served on `internalPort` that a user or a script may call, and the key under which
+   * `pnpm start` writes their address into .local/demo.json (and prints it).
+   */
+  internal?: { fact: string; routes: string[] };
 }
 
 export const SERVICES: ServiceSpec[] = [
-  { name: "public-api", port: 3001, internalPort: 3101, publicPrefixes: ["/v1/"] },
+  {
+    name: "public-api",
+    port: 3001,
+    internalPort: 3101,
+    publicPrefixes: ["/v1/"],
+    internal: { fact: "internal_url", routes: ["POST /send-email", "POST /trigger-job", "/admin/*"] },
+  },
   { name: "domain-service", port: 3002, publicPrefixes: ["/domains"] },
   { name: "send-worker", port: 3003, publicPrefixes: [] },
-  { name: "campaign-dispatcher", port: 3004, internalPort: 3104, publicPrefixes: [] },
+  {
+    name: "campaign-dispatcher",
+    port: 3004,
+    internalPort: 3104,
+    publicPrefixes: [],
+    internal: { fact: "campaign_url", routes: ["POST /trigger-campaign"] },
+  },
   { name: "scheduler", port: 3005, publicPrefixes: [] },
   { name: "notification-ingest", port: 3006, publicPrefixes: ["/webhooks/provider", "/t/"] },
   { name: "inbound-mail", port: 3007, publicPrefixes: ["/api/inbound/"] },
@@ -50,4 +67,22 @@ export function withPortOffset(services: ServiceSpec[], offset: number): Service
     port: s.port + offset,
     ...(s.internalPort ? { internalPort: s.internalPort + offset } : {}),
   }));
+}
+
+/** The address of every service's internal routes, by the demo-file key that names it (`internal_url`, …). */
+export function internalAddresses(
+  services: ServiceSpec[],
+): { fact: string; service: string; url: string; routes: string[] }[] {
+  return services.flatMap((s) =>
+    s.internal && s.internalPort
+      ? [
+          {
+            fact: s.internal.fact,
+            service: s.name,
+            url: `http://127.0.0.1:${s.internalPort}`,
+            routes: s.internal.routes,
+          },
+        ]
+      : [],
+  );
 }

@@ -8,10 +8,13 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import { createDb } from "@emailsvc/db";
+import { ensureDemoProject } from "./demo-project";
 import { startGateway } from "./gateway";
 import { missingDependencies } from "./preflight";
 import {
   GATEWAY_PORT as BASE_GATEWAY_PORT,
+  internalAddresses,
   S3_PORT as BASE_S3_PORT,
   SERVICES as BASE_SERVICES,
   SIMULATOR_PORT as BASE_SIMULATOR_PORT,
@@ -196,12 +199,21 @@ async function main(): Promise<void> {
     await stopAll(1);
   }
 
-  const internalUrl = `http://127.0.0.1:${publicApi.internalPort}`;
-  const adminUrl = `${internalUrl}/admin`;
-  const demo = await ensureDemoProject(adminUrl, secrets.ADMIN_TOKEN);
+  const internal = internalAddresses(SERVICES);
+  const adminUrl = `http://127.0.0.1:${publicApi.internalPort}/admin`;
+  const db = createDb(databaseUrl, { max: 2 });
+  const demo = await ensureDemoProject({
+    db,
+    adminUrl,
+    adminToken: secrets.ADMIN_TOKEN,
+    encryptionKey: secrets.API_KEY_ENCRYPTION_KEY,
+    log,
+  }).finally(() => db.close());
+  log(`${demo.origin === "created" ? "created" : "reusing"} demo project ${demo.projectId}`);
+  // A cache of what the database holds (rewritten on every start), for the README's commands and the admin CLI.
   const facts = {
     base_url: baseUrl,
-    internal_url: internalUrl,
+    ...Object.fromEntries(internal.map((a) => [a.fact, a.url])),
     admin_token: secrets.ADMIN_TOKEN,
     project_id: demo.projectId,
     live_key: demo.liveKey,
@@ -210,15 +222,21 @@ async function main(): Promise<void> {
     simulator_url: simulatorUrl,
   };
   fs.writeFileSync(path.join(localDir, "demo.json"), JSON.stringify(facts, null, 2) + "\n");
+  const internalLines = internal
+    .map((a) => `    ${a.fact.padEnd(15)} ${a.url}   ${a.routes.join(", ")} (${a.service})`)
+    .join("\n");
   process.stdout.write(`
   Email service is up.
 
     Base URL        ${baseUrl}
-    Live key        ${demo.liveKey}
-    Test key        ${demo.testKey}
+    Live key        ${demo.liveKey}${demo.keysRegenerated ? "   (regenerated)" : ""}
+    Test key        ${demo.testKey}${demo.keysRegenerated ? "   (regenerated)" : ""}
     Demo sender     ${demo.senderEmail} (verified)
     Simulator       ${simulatorUrl}/_sim/messages   (every email "sent" lands here)
     Facts           ${path.relative(root, path.join(localDir, "demo.json"))}     Logs: ${path.relative(root, logDir)}/
+
+  Internal routes (this machine only, no API key; /admin takes the admin_token of the facts file):
+${internalLines}
 
   Try:
     curl -s ${baseUrl}/v1/send-email \\
@@ -227,43 +245,6 @@ async function main(): Promise<void> {
 
   Ctrl-C stops everything.
 `);
-}
-
-const DEMO_SENDER = "demo@example.com";
-
-async function ensureDemoProject(adminUrl: string, token: string) {
-  const headers = { Authorization: `Bearer ${token}`, "Content-Type": "application/json" };
-  const file = path.join(localDir, "demo.json");
-  let projectId: string | undefined;
-  if (fs.existsSync(file)) {
-    const prev = JSON.parse(fs.readFileSync(file, "utf8")) as { project_id?: string };
-    if (prev.project_id) {
-      const res = await fetch(`${adminUrl}/projects/${prev.project_id}`, { headers });
-      if (res.ok) projectId = prev.project_id;
-    }
-  }
-  if (!projectId) {
-    const res = await fetch(`${adminUrl}/projects`, {
-      method: "POST",
-      headers,
-      body: JSON.stringify({ name: "Demo project" }),
-    });
-    if (!res.ok) throw new Error(`creating the demo project failed: ${res.status} ${await res.text()}`);
-    projectId = ((await res.json()) as { project: { id: string } }).project.id;
-    log(`created demo project ${projectId}`);
-  } else {
-    log(`reusing demo project ${projectId}`);
-  }
-  const senderRes = await fetch(`${adminUrl}/projects/${projectId}/senders`, {
-    method: "POST",
-    headers,
-    body: JSON.stringify({ email: DEMO_SENDER, name: "Demo Sender" }),
-  });
-  if (!senderRes.ok)
-    throw new Error(`adding the demo sender failed: ${senderRes.status} ${await senderRes.text()}`);
-  const keysRes = await fetch(`${adminUrl}/projects/${projectId}/keys`, { headers });
-  const keys = (await keysRes.json()) as { live: { key: string }; test: { key: string } };
-  return { projectId, liveKey: keys.live.key, testKey: keys.test.key, senderEmail: DEMO_SENDER };
 }
 
 process.once("SIGINT", () => void stopAll(0));
