@@ -187,6 +187,7 @@ for (const s of services) {
 
 const publicRoutes = [
   ["/v1/", "public-api"],
+  ["/docs", "public-api"],
   ["/domains", "domain-service"],
   ["/webhooks/provider", "notification-ingest"],
   ["/t/", "notification-ingest"],

@@ -1,7 +1,8 @@
 /** Real PostgreSQL (own database) and the provider simulator in-process, driven through the real SES v2 SDK. */
 import { randomBytes } from "node:crypto";
 import request from "supertest";
-import { messagingTopology } from "@emailsvc/contracts";
+import { messagingTopology, publicRoutesOf } from "@emailsvc/contracts";
+import { listExpressRoutes } from "@emailsvc/http";
 import { createDb, createProject, findApiKey } from "@emailsvc/db";
 import { createBroker } from "@emailsvc/messaging";
 import { createLogger, createMetrics } from "@emailsvc/observability";
@@ -544,5 +545,11 @@ describe("methods (spec 4.10)", () => {
     // The routes themselves still answer, and an unknown path is still a 404.
     expect((await request(app).get("/domains/acme.test/status").set(p.auth)).status).toBe(404);
     expect((await request(app).get("/domains/acme.test/nothing").set(p.auth)).status).toBe(404);
+  });
+});
+
+describe("route coverage against the public OpenAPI document", () => {
+  it("serves exactly the routes the document lists under domain-service", () => {
+    expect(listExpressRoutes(app)).toEqual(publicRoutesOf("domain-service"));
   });
 });

@@ -5,7 +5,8 @@
 import { randomUUID } from "node:crypto";
 import http from "node:http";
 import request from "supertest";
-import { makeEnvelope, messagingTopology, Queues, RoutingKeys } from "@emailsvc/contracts";
+import { makeEnvelope, messagingTopology, publicRoutesOf, Queues, RoutingKeys } from "@emailsvc/contracts";
+import { listExpressRoutes } from "@emailsvc/http";
 import { signTrackedUrl, unsubscribeUrl } from "@emailsvc/content";
 import { createDb } from "@emailsvc/db";
 import { createBroker } from "@emailsvc/messaging";
@@ -14,7 +15,8 @@ import { createSnsVerifier, readSnsTestFixtures, signSnsMessage } from "@emailsv
 import { createApp } from "../src/app";
 import { createGroupWriter } from "../src/infra/group-writer";
 import { recordTrackingHits, type TrackingHit } from "../src/use-cases/record-tracking-hits";
-import { providerWebhookFastPath } from "../src/routes/provider-webhook.routes";
+import { PROVIDER_WEBHOOK_ROUTES, providerWebhookFastPath } from "../src/routes/provider-webhook.routes";
+import { TRACKING_ROUTES } from "../src/routes/tracking.routes";
 import { notificationConsumer } from "../src/consumers/notification.consumer";
 import type { Deps } from "../src/deps";
 import { applyNotification, applyNotifications } from "../src/use-cases/apply-notification";
@@ -876,5 +878,23 @@ describe("unsubscribe link (bulk mail's List-Unsubscribe and footer)", () => {
     expect(await suppressed(a.projectId)).toEqual([]);
     const put = await request(app).put(`/t/u/${a.activityId}`);
     expect([put.status, put.headers.allow]).toEqual([405, "GET, HEAD, POST"]);
+  });
+});
+
+describe("route coverage against the public OpenAPI document", () => {
+  it("serves exactly the routes the document lists under notification-ingest, fast paths included", async () => {
+    const app = createApp(deps);
+    const fast = [...TRACKING_ROUTES, ...PROVIDER_WEBHOOK_ROUTES];
+    expect([...listExpressRoutes(app), ...fast].sort()).toEqual(publicRoutesOf("notification-ingest"));
+    // The fast paths are declared, not discovered: each must really answer (not the 404 fallback).
+    for (const route of fast) {
+      const [method, path] = route.split(" ") as [string, string];
+      const target = path.replace(":id", randomUUID());
+      const res =
+        method === "POST"
+          ? await request(app).post(target).set("Content-Type", "text/plain").send("{}")
+          : await request(app).get(target);
+      expect(res.status).not.toBe(404);
+    }
   });
 });

@@ -4,6 +4,7 @@ import { baseApp, type Traffic } from "@emailsvc/runtime";
 import { adminAuth } from "./admin/admin-auth";
 import { adminRouter } from "./admin/admin.routes";
 import type { Deps } from "./deps";
+import { docsRouter } from "./docs/docs.routes";
 import { batchRouter } from "./routes/batch.routes";
 import { scheduledSendsRouter } from "./routes/scheduled-sends.routes";
 import { internalSendRouter, v1SendRouter } from "./routes/send.routes";
@@ -26,6 +27,7 @@ export function sendDepsOf(deps: Deps): SendDeps {
 /** Public port: the /v1 API (Bearer key). */
 export function createApp(deps: Deps, lifecycle?: Traffic): Express {
   const app = baseApp(deps, lifecycle);
+  app.use(docsRouter());
   app.use(
     v1SendRouter({
       send: sendDepsOf(deps),

@@ -1,2 +1,3 @@
 export * from "./messaging";
 export * from "./http";
+export * from "./openapi";

@@ -7,3 +7,4 @@ export * from "./service-app";
 export * from "./validate";
 export * from "./json-body";
 export * from "./outbound-guard";
+export * from "./list-routes";

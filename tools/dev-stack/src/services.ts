@@ -20,7 +20,7 @@ export const SERVICES: ServiceSpec[] = [
     name: "public-api",
     port: 3001,
     internalPort: 3101,
-    publicPrefixes: ["/v1/"],
+    publicPrefixes: ["/v1/", "/docs"],
     internal: { fact: "internal_url", routes: ["POST /send-email", "POST /trigger-job", "/admin/*"] },
   },
   { name: "domain-service", port: 3002, publicPrefixes: ["/domains"] },

@@ -2,6 +2,7 @@ import fs from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
+import { publicRoutes } from "@emailsvc/contracts";
 import { startGateway } from "../src/gateway";
 import { routeFor, SERVICES } from "../src/services";
 
@@ -97,5 +98,16 @@ describe("local gateway (src/gateway.ts)", () => {
     const last = raw.at(-1)!;
     const keys = last.filter((_v, i) => i % 2 === 1 && last[i - 1]!.toLowerCase() === "idempotency-key");
     expect(keys).toEqual(["X", "Y"]);
+  });
+});
+
+describe("the public OpenAPI document and the gateway", () => {
+  it("routes every documented path to the service the document names", () => {
+    for (const r of publicRoutes) {
+      const sample = r.path.replace(/\{\w+\}/g, "x1");
+      expect(`${r.method} ${r.path} → ${routeFor(sample)?.name}`).toBe(
+        `${r.method} ${r.path} → ${r.service}`,
+      );
+    }
   });
 });

@@ -99,6 +99,8 @@ function send(res: ServerResponse, a: Answer): void {
   res.end(json);
 }
 
+/** The route this fast path serves, for the route-coverage check against the public OpenAPI document. */
+export const PROVIDER_WEBHOOK_ROUTES = ["POST /webhooks/provider"];
 const PATH = /^\/webhooks\/provider\/?(?:\?|$)/;
 
 /**

@@ -19,6 +19,8 @@ export interface TrackingDeps {
  * platform serves (every open and click of every email), and Express's per-request set-up, router walk and
  * query parser cost more than answering them.
  */
+/** The routes this fast path serves, for the route-coverage check against the public OpenAPI document. */
+export const TRACKING_ROUTES = ["GET /t/o/:id", "GET /t/c/:id"];
 const TRACKING_PATH = /^\/t\/([oc])\/([^/?]+)\/?(?:\?|$)/;
 
 function answerPixel(res: ServerResponse): void {
