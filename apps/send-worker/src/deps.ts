@@ -2,6 +2,7 @@ import Redis from "ioredis";
 import { createOutboxStore } from "@emailsvc/db";
 import { type OutboxRelay, startOutboxRelay } from "@emailsvc/messaging";
 import { createS3Client, createSesClient } from "@emailsvc/provider";
+import type { Logger } from "@emailsvc/observability";
 import { type BaseDeps, createBaseDeps } from "@emailsvc/runtime";
 import type { Env } from "./env";
 import { createRateLimiter } from "./infra/rate-limiter";
@@ -53,6 +54,25 @@ export async function createDeps(env: Env): Promise<Deps> {
     kickOutbox: () => relay.kick(),
     messageCache: new Map(),
     providerTimeoutMs: env.PROVIDER_TIMEOUT_MS,
+    ...(env.SEND_TEST_HOLD_AFTER_CLAIMS === undefined
+      ? {}
+      : { afterClaim: holdAfterClaims(env.SEND_TEST_HOLD_AFTER_CLAIMS, env.NODE_ENV, base.logger) }),
   };
   return { ...base, env, redis, relay, send };
+}
+
+/**
+ * The test hook of SEND_TEST_HOLD_AFTER_CLAIMS: the first `n` claims go on to the provider, every later one waits
+ * forever, so a test kills the worker deterministically between a claim and its provider call. Refused in
+ * production, where it would stop sending.
+ */
+function holdAfterClaims(n: number, nodeEnv: string, logger: Logger): () => Promise<void> {
+  if (nodeEnv === "production")
+    throw new Error("SEND_TEST_HOLD_AFTER_CLAIMS is a test hook: not in production");
+  let claims = 0;
+  return () => {
+    if (++claims <= n) return Promise.resolve();
+    logger.warn({ claims }, "test hook: holding a claimed send before its provider call");
+    return new Promise<void>(() => undefined);
+  };
 }

@@ -15,6 +15,23 @@ export const envSchema = serviceEnv(3003)
     ATTACHMENTS_BUCKET: z.string().min(3).default("attachments"),
     /** A provider call taking longer counts as a timeout (transient; 504 on the synchronous path). */
     PROVIDER_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
+    /**
+     * A send claimed and still unanswered after this long was never accepted by SES (whose `Send` notification
+     * would have settled it by then): the reconciler sends it again, or fails it (outcome_unknown) when its
+     * project chose at-most-once. Keep it well past SNS's delivery delay: a later notification means a copy twice.
+     */
+    SEND_RECONCILE_AFTER_MS: z.coerce
+      .number()
+      .int()
+      .positive()
+      .default(15 * 60_000),
+    /** How often each replica looks for such sends. */
+    SEND_RECONCILE_INTERVAL_MS: z.coerce.number().int().positive().default(60_000),
+    /**
+     * Tests only (refused in production): after this many claims, every further claim is held forever instead
+     * of calling the provider, so a test can kill the worker between a claim and its provider call.
+     */
+    SEND_TEST_HOLD_AFTER_CLAIMS: z.coerce.number().int().min(0).optional(),
   });
 export type Env = z.output<typeof envSchema>;
 

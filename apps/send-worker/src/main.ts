@@ -7,6 +7,7 @@ import { sendConsumer } from "./consumers/send.consumer";
 import { createDeps } from "./deps";
 import { readEnv } from "./env";
 import { createSemaphore } from "./infra/semaphore";
+import { startReconcileLoop } from "./use-cases/start-reconcile-loop";
 
 runService({
   readEnv,
@@ -26,7 +27,18 @@ runService({
     const rpc = await deps.broker.serveRpc(Queues.sendWorkerRpc, rpcConsumer(deps.send), {
       prefetch: env.SEND_PREFETCH,
     });
+    // Here, not in a service of its own: the worker is what leaves claims unanswered, it already has the relay
+    // that carries the re-send requests, and any number of its replicas may run the loop (SKIP LOCKED).
+    const reconcile = startReconcileLoop({
+      db: deps.db,
+      logger: deps.logger,
+      metrics: deps.metrics,
+      afterMs: env.SEND_RECONCILE_AFTER_MS,
+      intervalMs: env.SEND_RECONCILE_INTERVAL_MS,
+      onSettled: () => deps.relay.kick(),
+    });
     return async () => {
+      await reconcile.stop();
       await Promise.all([send.close(), rpc.close()]);
       await deps.relay.stop();
       deps.redis.disconnect();

@@ -110,12 +110,20 @@ export async function loadQueued(db: Db, ids: readonly string[]): Promise<(Claim
 /**
  * queued → sending, atomically, for many activities in one statement: only one worker (and only one delivery of
  * a redelivered message) wins each. Taken with the rate-limit slot in hand and the MIME built, so `sending` means
- * the provider call is under way; one answer per id, in order (an id listed twice wins once).
+ * the provider call is under way; one answer per id, in order (an id listed twice wins once). Each claim also
+ * writes its `send_claims` row, which the answer deletes: a row older than the reconcile window is a claim
+ * whose worker died before the answer (reconcile.repo.ts).
  */
 const CLAIM_SQL = `
-UPDATE activities SET status = 'sending', claimed_at = now(), send_attempts = send_attempts + 1, updated_at = now()
- WHERE id = ANY($1::uuid[]) AND status = 'queued'
- RETURNING id`;
+WITH c AS (
+  UPDATE activities SET status = 'sending', claimed_at = now(), send_attempts = send_attempts + 1, updated_at = now()
+   WHERE id = ANY($1::uuid[]) AND status = 'queued'
+   RETURNING id, project_id, claimed_at
+), l AS (
+  INSERT INTO send_claims (activity_id, project_id, claimed_at) SELECT id, project_id, claimed_at FROM c
+  ON CONFLICT (activity_id) DO UPDATE SET claimed_at = EXCLUDED.claimed_at
+)
+SELECT id FROM c`;
 
 export async function claimActivities(db: Db, ids: readonly string[]): Promise<boolean[]> {
   const res = await queryPlanned<{ id: string }>(db, CLAIM_SQL, [ids]);
@@ -170,6 +178,9 @@ WITH x AS (
 ), upd AS (
   UPDATE activities a SET status = 'sent', provider_message_id = x.provider_message_id, sent_at = now(), updated_at = now()
     FROM x WHERE a.id = x.id AND a.status = 'sending'
+    RETURNING a.id
+), answered AS (
+  DELETE FROM send_claims c USING upd WHERE c.activity_id = upd.id
 )
 INSERT INTO outbox_messages (id, exchange, routing_key, payload)
 SELECT x.event_id, $7, $8, x.payload::jsonb FROM x
@@ -229,12 +240,23 @@ export interface SendStatements {
   markSent(a: ClaimedActivity, providerMessageId: string): Promise<boolean>;
 }
 
+/** The most activities one claim statement takes (see createSendStatements). */
+export const CLAIM_BATCH = 4;
+
 export function createSendStatements(db: Db): SendStatements {
   // The activities of one message (about twenty since public-api shares a message between sends) are read in
   // the same turn: gathered, they share one statement instead of going first-alone-then-the-rest.
   const gatherTurn = true;
   const loads = createBatcher<string, Claim | null>({ run: (ids) => loadQueued(db, ids), gatherTurn });
-  const claims = createBatcher<string, boolean>({ run: (ids) => claimActivities(db, ids), gatherTurn });
+  // Claims are the exception: every activity of a claim statement is claimed-but-unsent until its own request
+  // has left, and they leave one after another once the statement answers; a worker that dies then leaves them
+  // all `sending` (issue 30: 4 claimed within 5 ms, lost together). So a claim runs at once rather than waiting
+  // for the rest of its turn, and at most CLAIM_BATCH share a statement. The reads and the mark-sents, where
+  // group commit saves the most and no send waits in between, keep their batches.
+  const claims = createBatcher<string, boolean>({
+    run: (ids) => claimActivities(db, ids),
+    maxBatch: CLAIM_BATCH,
+  });
   const sent = createBatcher<SentItem, boolean>({ run: (items) => markSentMany(db, items), gatherTurn });
   return {
     load: (id) => loads.submit(id),
@@ -251,6 +273,9 @@ const MARK_FAILED_SQL = `
 WITH upd AS (
   UPDATE activities SET status = 'failed', failed_at = now(), failure_reason = $2, updated_at = now()
    WHERE id = $1 AND status = 'sending'
+   RETURNING id
+), answered AS (
+  DELETE FROM send_claims c USING upd WHERE c.activity_id = upd.id
 )
 INSERT INTO outbox_messages (id, exchange, routing_key, payload)
 SELECT $3::uuid, $4, $5, $6::jsonb WHERE $3::uuid IS NOT NULL`;
@@ -266,7 +291,11 @@ export async function markFailed(db: Db, a: ClaimedActivity, reason: string): Pr
 /** Gives a claim back (throttled or transient failure): the activity is sent on the next attempt. */
 export async function releaseClaim(db: Db, id: string): Promise<void> {
   await db.pool.query(
-    `UPDATE activities SET status = 'queued', claimed_at = NULL, updated_at = now() WHERE id = $1 AND status = 'sending'`,
+    `WITH upd AS (
+       UPDATE activities SET status = 'queued', claimed_at = NULL, updated_at = now()
+        WHERE id = $1 AND status = 'sending' RETURNING id
+     )
+     DELETE FROM send_claims c USING upd WHERE c.activity_id = upd.id`,
     [id],
   );
 }

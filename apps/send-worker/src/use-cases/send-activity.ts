@@ -41,6 +41,8 @@ export interface SendActivityDeps {
   messageCache?: Map<string, { at: number; message: Promise<StoredMessage> }>;
   /** The SES client's request timeout (PROVIDER_TIMEOUT_MS): how long a provider call may take at most. */
   providerTimeoutMs?: number;
+  /** Tests only (SEND_TEST_HOLD_AFTER_CLAIMS): runs between a won claim and the provider call. */
+  afterClaim?: () => Promise<void>;
 }
 
 /** Time kept for the answer to travel back to a waiting caller after the provider call ends. */
@@ -166,6 +168,7 @@ export async function sendActivity(
     // Another delivery of the same message may have sent it meanwhile: its slot is then simply unused.
     claimed = await deps.statements.claim(activity.id);
     if (!claimed) return { kind: "skipped" };
+    if (deps.afterClaim) await deps.afterClaim();
     // The sliding-second check last, after the claim's round trip: a send must leave right after it passes.
     await deps.limiter.dispatch();
     const requestTimeout = callTimeout();
