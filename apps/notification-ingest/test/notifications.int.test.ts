@@ -322,6 +322,40 @@ describe("notification processing (spec 4.9 mapping)", () => {
     expect((await row(b.activityId)).status).toBe("bounced");
   });
 
+  it("matches the recipients a notification names case-insensitively to the activity's address as sent", async () => {
+    // activities keep the client's spelling (RFC 5321 2.4); a provider may name the address in another case
+    const a = await newActivity();
+    await db.pool.query("UPDATE activities SET recipient = 'Ann.Case+Tag@Example.org' WHERE id = $1", [
+      a.activityId,
+    ]);
+    await applyNotification(
+      db,
+      randomUUID(),
+      sesEvent("Bounce", a.providerId, {
+        bounceType: "Permanent",
+        bouncedRecipients: [{ emailAddress: '"Ann" <ANN.CASE+tag@example.ORG>' }],
+      }),
+    );
+    expect((await row(a.activityId)).status).toBe("bounced");
+    const r = await db.pool.query("SELECT email FROM suppressions WHERE project_id = $1", [a.projectId]);
+    // the suppression key is the lower-cased address, which public-api compares lower-cased forms against
+    expect(r.rows.map((x) => x.email)).toEqual(["ann.case+tag@example.org"]);
+    // …while a notification naming only someone else leaves the activity alone
+    const b = await newActivity();
+    await db.pool.query("UPDATE activities SET recipient = 'Bo.Case@Example.org' WHERE id = $1", [
+      b.activityId,
+    ]);
+    await applyNotification(
+      db,
+      randomUUID(),
+      sesEvent("Bounce", b.providerId, {
+        bounceType: "Permanent",
+        bouncedRecipients: [{ emailAddress: "cc.person@example.org" }],
+      }),
+    );
+    expect((await row(b.activityId)).status).toBe("sent");
+  });
+
   it("applies a bounce SES names in punycode to an internationalised recipient, and suppresses it as sent to", async () => {
     const a = await newActivity();
     await db.pool.query("UPDATE activities SET recipient = 'idn@bücher.example' WHERE id = $1", [

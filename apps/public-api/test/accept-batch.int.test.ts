@@ -91,12 +91,12 @@ describe("several v1 accepts in one statement", () => {
       "SELECT id, recipient, status, reply_token, email_message_id FROM activities WHERE email_message_id = ANY($1::uuid[]) ORDER BY id",
       [items.map((i) => i.emailMessageId)],
     );
-    // each message's recipients, lower-cased, in its activities' id order (ids are ordered within one send)
+    // each message's recipients as written (RFC 5321 2.4), in its activities' id order (ids are ordered within one send)
     expect(
       items.map((i) =>
         acts.rows.filter((a) => a.email_message_id === i.emailMessageId).map((a) => a.recipient),
       ),
-    ).toEqual([["a@example.org", "b@example.org"], ["ann@example.org"], ["ann@example.org"]]);
+    ).toEqual([["A@example.org", "b@example.org"], ["Ann@Example.org"], ["Ann@Example.org"]]);
     expect(acts.rows.every((a) => a.status === "queued" && /^[a-z0-9]{8}$/.test(a.reply_token))).toBe(true);
     // what each item's result says is what was written
     expect(

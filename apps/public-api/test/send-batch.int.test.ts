@@ -164,6 +164,25 @@ describe("POST /v1/send-batch", () => {
     expect(await count(h.deps, "project_usage WHERE project_id = $1", [p.projectId])).toBe(0); // test key: not counted
   });
 
+  it("matches suppressions case-insensitively: one stored for Bob@x.org skips bob@X.org; the others keep their case", async () => {
+    await suppress(h.deps, p.projectId, "Bob@x.org", "unsubscribed");
+    const base = valid(1);
+    const res = await post({
+      ...base,
+      recipients: [...base.recipients, { email: "bob@X.org" }, { email: "Bobby.Tables@X.org" }],
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.queued).toBe(2);
+    expect(res.body.activities.slice(1)).toEqual([
+      { email: "bob@X.org", activity_id: null, skipped: true, suppression_reason: "unsubscribed" },
+      { email: "Bobby.Tables@X.org", activity_id: expect.any(String) },
+    ]);
+    const stored = await h.deps.db.prisma.activity.findUniqueOrThrow({
+      where: { id: res.body.activities[2].activity_id },
+    });
+    expect(stored.recipient).toBe("Bobby.Tables@X.org");
+  });
+
   it("stores a scheduled batch for later: scheduled true, scheduled_for, activities waiting, nothing handed over", async () => {
     const res = await post({ ...valid(2), scheduled_at: "2099-01-02T03:04:05Z" });
     expect(res.body).toMatchObject({ scheduled: true, scheduled_for: "2099-01-02T03:04:05.000Z", queued: 2 });
@@ -195,7 +214,7 @@ describe("POST /v1/send-batch", () => {
 });
 
 describe("POST /v1/send-batch stores", () => {
-  it("each recipient's data, lowercased address and own reply token, in request order", async () => {
+  it("each recipient's data, address as written (trimmed) and own reply token, in request order", async () => {
     const base = valid(3);
     const body = {
       ...base,
@@ -209,7 +228,7 @@ describe("POST /v1/send-batch stores", () => {
     expect(res.status).toBe(200);
     expect(res.body.activities.map((a: { email: string }) => a.email)).toEqual([
       "user0@example.org",
-      "mixed.case@example.org",
+      "Mixed.Case@Example.ORG",
       "user2@example.org",
     ]);
     const { rows } = await h.deps.db.pool.query<{

@@ -316,7 +316,8 @@ describe("accepted sends", () => {
     const msg = await h.deps.db.prisma.emailMessage.findUniqueOrThrow({ where: { id: res.body.email_id } });
     expect({ cc: msg.cc, bcc: msg.bcc }).toEqual({ cc: ["cc@example.org"], bcc: ["bcc@example.org"] });
     const acts = await h.deps.db.prisma.activity.findMany({ where: { emailMessageId: msg.id } });
-    expect(acts.map((a) => a.recipient).sort()).toEqual(["dup2@example.org", "dup@example.org"]);
+    // each person once, in the spelling written first (a local part's case is kept: RFC 5321 2.4)
+    expect(acts.map((a) => a.recipient).sort()).toEqual(["Dup@example.org", "dup2@example.org"]);
   });
 
   it("200 { message, email_id, project_id }; rows, reply tokens, outbox row and the published command", async () => {
@@ -356,7 +357,7 @@ describe("accepted sends", () => {
     });
     // Duplicates (case-insensitive) collapse into one activity per person.
     const activities = msgActivities.sort((a, b) => a.recipient.localeCompare(b.recipient));
-    expect(activities.map((a) => a.recipient)).toEqual(["alice@example.org", "bob@example.org"]);
+    expect(activities.map((a) => a.recipient)).toEqual(["Alice@Example.org", "bob@example.org"]);
     for (const a of activities) {
       expect(a).toMatchObject({ status: "queued", isTest: false, projectId: p.projectId });
       expect(a.replyToken).toMatch(/^[a-z0-9]{8}$/);
@@ -525,6 +526,32 @@ describe("dry_run", () => {
 });
 
 describe("suppression", () => {
+  it("matches addresses case-insensitively: a suppression stored for Bob@x.org skips bob@X.org in to, cc and bcc", async () => {
+    // stored as every writer stores a suppression (notification-ingest, unsubscribe): lower-cased
+    await suppress(h.deps, p.projectId, "Bob@x.org", "complaint");
+    const alone = await send(p.liveKey, { ...minimal(), recipient_email: "bob@X.org" });
+    expect(alone.body).toEqual({
+      message: expect.any(String),
+      skipped: true,
+      suppression_reason: "complaint",
+      recipient: "bob@X.org",
+    });
+    const copied = await send(p.liveKey, {
+      ...minimal(),
+      recipient_email: "Carol.Case@x.org",
+      cc: ["BOB@x.org"],
+      bcc: ["bOb@X.ORG", "Dan@x.org"],
+    });
+    expect(copied.status).toBe(200);
+    const msg = await h.deps.db.prisma.emailMessage.findUniqueOrThrow({
+      where: { id: copied.body.email_id },
+    });
+    expect({ cc: msg.cc, bcc: msg.bcc }).toEqual({ cc: [], bcc: ["Dan@x.org"] });
+    const acts = await h.deps.db.prisma.activity.findMany({ where: { emailMessageId: msg.id } });
+    // the one recipient left keeps the case of its local part
+    expect(acts.map((a) => a.recipient)).toEqual(["Carol.Case@x.org"]);
+  });
+
   it("a suppressed single recipient: 200 skipped body, nothing stored", async () => {
     await suppress(h.deps, p.projectId, "gone@example.org", "bounce");
     const res = await send(p.liveKey, { ...minimal(), recipient_email: "Gone@example.org" });

@@ -260,6 +260,49 @@ describe("pnpm start", () => {
     }
   });
 
+  it("sends to addresses as written: mixed-case local parts reach the provider unchanged (RFC 5321 2.4)", async () => {
+    const to = "success+OursB2-7@simulator.amazonaws.com";
+    const cc = "Success+Copy.CC@simulator.amazonaws.com";
+    const res = await fetch(`${demo.base_url}/v1/send-email`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${demo.test_key}`, "Content-Type": "application/json" },
+      body: JSON.stringify({
+        recipient_email: to,
+        cc: [cc],
+        sender_email: demo.sender_email,
+        subject: "Case",
+        html_body: "<p>x</p>",
+      }),
+    });
+    expect(res.status).toBe(200);
+    const { email_id } = (await res.json()) as { email_id: string };
+    const received = await waitFor("the provider to receive the mixed-case send", async () => {
+      // the simulator's ?to= filter is case-insensitive; what it recorded is compared exactly below
+      const r = await fetch(`${demo.simulator_url}/_sim/messages?to=${encodeURIComponent(to)}`);
+      const body = (await r.json()) as {
+        messages: { destination: string[]; to: string[]; cc: string[]; raw: string }[];
+      };
+      return body.messages.find((m) => m.raw.includes("Subject: Case"));
+    });
+    expect({ to: received.to, cc: received.cc }).toEqual({ to: [to], cc: [cc] });
+    expect(received.destination).toEqual(expect.arrayContaining([to, cc]));
+    expect(received.raw).toMatch(new RegExp(`^To: ${to.replace(/[+.]/g, "\\$&")}\r?$`, "m"));
+    // the Delivery notification, naming the address as the provider got it, finds its activity
+    const db = new Client({ connectionString: process.env.DATABASE_URL });
+    await db.connect();
+    try {
+      const activity = await waitFor("the mixed-case activity to be delivered", async () => {
+        const r = await db.query("SELECT recipient, status FROM activities WHERE email_message_id = $1", [
+          email_id,
+        ]);
+        return r.rows[0]?.status === "delivered" ? r.rows[0] : undefined;
+      });
+      expect(activity.recipient).toBe(to);
+    } finally {
+      await db.end();
+    }
+  });
+
   it("Ctrl-C stops everything it started", async () => {
     stack.kill("SIGINT");
     const code = await new Promise<number | null>((r) => stack.once("exit", (c) => r(c)));

@@ -70,7 +70,8 @@ async function validate(body: Record<string, unknown>) {
     const data = r!.data;
     if (data !== undefined && data !== null && (typeof data !== "object" || Array.isArray(data)))
       throw bad(`recipients[${i}].data must be an object`);
-    recipients[i] = { email: email.toLowerCase(), data: (data as Record<string, unknown>) ?? {} };
+    // kept as written (RFC 5321 2.4); suppressions are matched on the lower-cased form
+    recipients[i] = { email, data: (data as Record<string, unknown>) ?? {} };
   }
   // The single send endpoints' caps (contracts): every header line stays within RFC 5322's 998 characters.
   for (const [f, max] of TEXT_FIELDS) {
@@ -171,7 +172,7 @@ export async function acceptBatch(
   for (let i = 0; i < body.recipients.length; i++) {
     if (i > 0 && i % SLICE === 0) await nextTurn();
     const r = body.recipients[i]!;
-    const reason = suppressed.get(r.email);
+    const reason = suppressed.get(r.email.toLowerCase());
     if (reason) {
       activities[i] = { email: r.email, activity_id: null, skipped: true, suppression_reason: reason };
       continue;

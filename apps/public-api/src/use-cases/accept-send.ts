@@ -216,7 +216,9 @@ export async function acceptSend(db: Db, input: AcceptSendInput): Promise<Accept
     input.campaignId,
     input.automationRunId,
     activityIds,
-    input.recipients.map((r) => r.toLowerCase()),
+    // as the client wrote them (RFC 5321 2.4: a local part's case is the receiver's to interpret); matching
+    // (suppressions, notifications) compares lower-cased forms
+    input.recipients,
     idem?.key ?? null,
     idem?.fingerprint ?? null,
     idem?.response.status ?? null,
@@ -340,7 +342,7 @@ export async function acceptSends(db: Db, inputs: readonly AcceptSendInput[]): P
     activityIds.forEach((id, k) => {
       ids.push(id);
       ns.push(n);
-      recipients.push(input.recipients[k]!.toLowerCase());
+      recipients.push(input.recipients[k]!);
       tokens.push(input.replyTokens ? newReplyToken() : null);
     });
     const idem = input.idempotency;
