@@ -55,3 +55,34 @@ test("other work gets the event loop while a large body is fingerprinted", async
   done = true;
   expect(turns).toBeGreaterThan(2);
 });
+
+test("addresses are compared case-insensitively: a retry spelling them in another case is the same request", async () => {
+  const single = (to: string, cc: string[]) => ({
+    recipient_email: to,
+    cc,
+    sender_email: "Shop@x.org",
+    html_body: "Hi",
+  });
+  const base = requestFingerprint("POST", "/v1/send-email", "test", single("Bob@x.org", ["A@x.org"]));
+  expect(requestFingerprint("POST", "/v1/send-email", "test", single("bob@X.org", ["a@x.org"]))).toBe(base);
+  expect(requestFingerprint("POST", "/v1/send-email", "test", single("bob2@x.org", ["a@x.org"]))).not.toBe(
+    base,
+  );
+  // only addresses: the same letters in another field (here the body) are another request
+  expect(
+    requestFingerprint("POST", "/v1/send-email", "test", {
+      ...single("Bob@x.org", ["A@x.org"]),
+      html_body: "HI",
+    }),
+  ).not.toBe(base);
+  const batch = (email: string) => ({ sender: "a@x.org", recipients: [{ email, data: { name: "Ann" } }] });
+  const b = await requestFingerprintAsync("POST", "/v1/send-batch", "test", batch("Ann.Case@X.org"));
+  expect(await requestFingerprintAsync("POST", "/v1/send-batch", "test", batch("ann.case@x.org"))).toBe(b);
+  expect(requestFingerprint("POST", "/v1/send-batch", "test", batch("ann.case@x.org"))).toBe(b);
+  expect(
+    requestFingerprint("POST", "/v1/send-batch", "test", {
+      ...batch("ann.case@x.org"),
+      recipients: [{ email: "ann.case@x.org", data: { name: "ANN" } }],
+    }),
+  ).not.toBe(b);
+});

@@ -39,6 +39,34 @@ function* canonicalPieces(value: unknown): Generator<string> {
   }
 }
 
+/** Fields of the send bodies that hold addresses (a string or an array of them). */
+const ADDRESS_FIELDS = new Set(["recipient_email", "cc", "bcc", "sender_email", "sender"]);
+
+const lowered = (v: unknown): unknown =>
+  typeof v === "string" ? v.toLowerCase() : Array.isArray(v) ? v.map(lowered) : v;
+
+/**
+ * The body with its addresses lower-cased: `Bob@x.org` and `bob@X.org` are one mailbox for matching, so a retry
+ * that spells an address in another case is the same request (it replays, never 422s). What is sent keeps the
+ * client's spelling (RFC 5321 2.4); only the fingerprint compares this way. A shallow copy: other values are shared.
+ */
+export function addressesLowered(body: unknown): unknown {
+  if (body === null || typeof body !== "object" || Array.isArray(body)) return body;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(body)) {
+    if (ADDRESS_FIELDS.has(k)) out[k] = lowered(v);
+    else if (k === "recipients" && Array.isArray(v))
+      // send-batch: [{ email, data }]
+      out[k] = v.map((r: unknown) =>
+        r !== null && typeof r === "object" && typeof (r as { email?: unknown }).email === "string"
+          ? { ...r, email: (r as { email: string }).email.toLowerCase() }
+          : r,
+      );
+    else out[k] = v;
+  }
+  return out;
+}
+
 /**
  * The key's mode (live or test) is part of the request: the same key first used with a test key and then with
  * the live key is another request (422), never a replay that would answer a live send with a test send.
@@ -53,10 +81,13 @@ function startFingerprint(method: string, path: string, mode: string): Hash {
     .update("\n");
 }
 
-/** sha256 of method + path + key mode + canonical body: "the same request" for Idempotency-Key purposes. */
+/**
+ * sha256 of method + path + key mode + canonical body (addresses compared case-insensitively): "the same
+ * request" for Idempotency-Key purposes.
+ */
 export function requestFingerprint(method: string, path: string, mode: string, body: unknown): string {
   return startFingerprint(method, path, mode)
-    .update(canonicalJson(body ?? null))
+    .update(canonicalJson(addressesLowered(body) ?? null))
     .digest("hex");
 }
 
@@ -77,7 +108,7 @@ export async function requestFingerprintAsync(
   const hash = startFingerprint(method, path, mode);
   let pending = ""; // pieces are tiny: hashed in ~64 kB runs, not one native call each
   let sliceStart = performance.now();
-  for (const piece of canonicalPieces(body ?? null)) {
+  for (const piece of canonicalPieces(addressesLowered(body) ?? null)) {
     pending += piece;
     if (pending.length < 65_536) continue;
     hash.update(pending);
