@@ -61,6 +61,20 @@ describe("project settings", () => {
   });
 });
 
+describe("what to do with a send the worker died holding (on_send_unknown)", () => {
+  it("re-sends by default; a project may choose to fail such sends; anything else is refused", async () => {
+    const show = () => request(h.internal).get(`/admin/projects/${p.projectId}`).set(TOKEN);
+    expect((await show()).body.project).toMatchObject({ on_send_unknown: "resend" });
+    const res = await patch({ on_send_unknown: "fail" });
+    expect(res.status).toBe(200);
+    expect(res.body.project).toMatchObject({ on_send_unknown: "fail" });
+    const row = await h.deps.db.prisma.project.findUniqueOrThrow({ where: { id: p.projectId } });
+    expect(row.onSendUnknown).toBe("fail");
+    expect((await patch({ on_send_unknown: "maybe" })).status).toBe(400);
+    expect((await show()).body.project).toMatchObject({ on_send_unknown: "fail" });
+  });
+});
+
 describe("project time zone and sender names", () => {
   it("stores a time zone with its usual capitals and refuses an unknown one", async () => {
     expect((await patch({ default_timezone: "europe/berlin" })).status).toBe(200);

@@ -35,13 +35,17 @@ projects
   .action(async (id: string) => print(await call(target(), "GET", route`/projects/${id}`)));
 projects
   .command("set <projectId>")
-  .description("set webhook URLs and default_timezone (pass an empty string to clear a URL)")
+  .description("set webhook URLs, default_timezone and on_send_unknown (pass an empty string to clear a URL)")
   .option("--name <name>")
   .option("--webhook-url <url>")
   .option("--webhook-url-dev <url>")
   .option("--inbound-webhook-url <url>")
   .option("--inbound-webhook-url-dev <url>")
   .option("--default-timezone <iana>")
+  .option(
+    "--on-send-unknown <resend|fail>",
+    "a send the worker died holding, unanswered after the reconcile window: resend it or fail it (outcome_unknown)",
+  )
   .action(async (id: string, o: Record<string, string | undefined>) => {
     const v = (x: string | undefined) => (x === undefined ? undefined : x === "" ? null : x);
     print(
@@ -52,6 +56,7 @@ projects
         inbound_webhook_url: v(o.inboundWebhookUrl),
         inbound_webhook_url_dev: v(o.inboundWebhookUrlDev),
         default_timezone: v(o.defaultTimezone),
+        on_send_unknown: o.onSendUnknown,
       }),
     );
   });

@@ -47,7 +47,7 @@ export function adminOpenApi() {
         parameters: [projectId],
         get: { summary: "Project settings", responses: { 200: ok("project"), 404: ok("not found") } },
         patch: {
-          summary: "Update webhook URLs, default_timezone, name",
+          summary: "Update webhook URLs, default_timezone, on_send_unknown, name",
           requestBody: json(updateProjectSchema),
           responses: { 200: ok("project") },
         },

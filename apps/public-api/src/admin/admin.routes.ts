@@ -43,6 +43,7 @@ function projectView(p: ProjectRow) {
     inbound_webhook_url: p.inboundWebhookUrl,
     inbound_webhook_url_dev: p.inboundWebhookUrlDev,
     default_timezone: p.defaultTimezone,
+    on_send_unknown: p.onSendUnknown,
     total_sent: Number(p.totalSent),
     created_at: p.createdAt.toISOString(),
   };
@@ -58,6 +59,7 @@ function settingsData(body: z.output<typeof updateProjectSchema>) {
       ? { inboundWebhookUrlDev: body.inbound_webhook_url_dev }
       : {}),
     ...(body.default_timezone !== undefined ? { defaultTimezone: body.default_timezone } : {}),
+    ...(body.on_send_unknown !== undefined ? { onSendUnknown: body.on_send_unknown } : {}),
   };
 }
 

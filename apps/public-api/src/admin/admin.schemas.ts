@@ -29,6 +29,12 @@ export const projectSettingsSchema = z.object({
   inbound_webhook_url: url,
   inbound_webhook_url_dev: url,
   default_timezone: ianaZone.nullable().optional(),
+  /**
+   * A send whose worker died after claiming it and before SES's answer, still unanswered after the send-worker's
+   * reconcile window: `resend` it (the default; a second copy if SES did accept it and its Send notification came
+   * later than the window) or `fail` it with reason outcome_unknown (at most once).
+   */
+  on_send_unknown: z.enum(["resend", "fail"]).optional(),
 });
 
 export const createProjectSchema = projectSettingsSchema.extend({
