@@ -1,3 +1,4 @@
 export * from "./messaging";
 export * from "./http";
 export * from "./openapi";
+export * from "./errors";

@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from "express";
 import type { Logger } from "@emailsvc/observability";
-import { AppError, ErrorCode } from "./errors";
+import { AppError, ErrorCode, errorBodyOf, httpStatusOf } from "./errors";
 import { isJsonType, MSG_JSON_ONLY } from "./json-body";
 
 interface BodyParserError extends Error {
@@ -26,17 +26,18 @@ export function errorMiddleware(logger: Logger): ErrorRequestHandler {
         appErr = new AppError(ErrorCode.VALIDATION, "Invalid request");
       else appErr = new AppError(ErrorCode.INTERNAL, "Internal server error", { cause: err });
     }
-    const log = appErr.status >= 500 ? logger.error.bind(logger) : logger.debug.bind(logger);
+    const status = httpStatusOf(appErr);
+    const log = status >= 500 ? logger.error.bind(logger) : logger.debug.bind(logger);
     log(
       {
-        err: appErr.status >= 500 ? (appErr.options.cause ?? appErr) : undefined,
+        err: status >= 500 ? (appErr.options.cause ?? appErr) : undefined,
         path: req.path,
-        status: appErr.status,
+        status,
       },
       appErr.message,
     );
     if (res.headersSent) return;
-    res.status(appErr.status).json(appErr.toBody());
+    res.status(status).json(errorBodyOf(appErr));
   };
 }
 

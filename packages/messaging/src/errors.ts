@@ -1,3 +1,5 @@
+import { isAppError, PERMANENT_ERROR_CODES } from "@emailsvc/contracts";
+
 /** Thrown by a handler for a failure worth retrying later (provider throttled, database busy). */
 export class RetryableError extends Error {
   override name = "RetryableError";
@@ -65,7 +67,10 @@ export class BrokerUnavailableError extends Error {
   override name = "BrokerUnavailableError";
 }
 
-/** Permanent errors and anything explicitly retryable decide the consumer's path; everything else retries. */
+/**
+ * A PermanentError, or an AppError whose code no retry can fix (invalid input, a row that is gone), parks the
+ * message; everything else retries. Use cases shared with HTTP routes throw AppError and need not know.
+ */
 export function isPermanent(err: unknown): boolean {
-  return err instanceof PermanentError;
+  return err instanceof PermanentError || (isAppError(err) && PERMANENT_ERROR_CODES.has(err.code));
 }

@@ -1,4 +1,4 @@
-import { AppError, ErrorCode } from "@emailsvc/http";
+import { AppError, ErrorCode } from "@emailsvc/contracts";
 
 /** An optional string field of a request body: absent or null → null; any other type → 400 naming the field. */
 export function optionalString(value: unknown, field: string): string | null {

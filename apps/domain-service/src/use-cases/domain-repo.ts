@@ -1,5 +1,5 @@
 import type { Db } from "@emailsvc/db";
-import { AppError, ErrorCode } from "@emailsvc/http";
+import { AppError, ErrorCode } from "@emailsvc/contracts";
 import { parseDomain } from "../domain/domain-name";
 
 export interface DomainRow {

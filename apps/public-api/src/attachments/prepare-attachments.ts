@@ -1,8 +1,13 @@
 import { extname } from "node:path";
 import { format as formatContentType, parse as parseContentType } from "content-type";
-import { ALLOWED_ATTACHMENT_TYPES, SEND_LIMITS, type AttachmentInput } from "@emailsvc/contracts";
+import {
+  ALLOWED_ATTACHMENT_TYPES,
+  AppError,
+  type AttachmentInput,
+  ErrorCode,
+  SEND_LIMITS,
+} from "@emailsvc/contracts";
 import { contentTypeFromFilename } from "@emailsvc/content";
-import { AppError, ErrorCode } from "@emailsvc/http";
 import type { AttachmentStore } from "./attachment-store";
 import { DownloadError, type SafeDownloader } from "./safe-download";
 

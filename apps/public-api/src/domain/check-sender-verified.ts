@@ -1,6 +1,5 @@
-import { senderAddressForms, senderDomain } from "@emailsvc/contracts";
+import { AppError, ErrorCode, senderAddressForms, senderDomain } from "@emailsvc/contracts";
 import { type Db, senderVerifiedSql, suppressedAmongSql } from "@emailsvc/db";
-import { AppError, ErrorCode } from "@emailsvc/http";
 
 export type SenderVerification =
   { verified: true; via: "sender_profile" | "domain" } | { verified: false; domain: string };

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { AppError, ErrorCode } from "@emailsvc/http";
+import { AppError, ErrorCode } from "@emailsvc/contracts";
 
 /**
  * Like parseInput of @emailsvc/http, but the send schemas write self-contained messages ("recipient_email is not

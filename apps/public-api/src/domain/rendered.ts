@@ -1,5 +1,5 @@
 import { RenderLimitError } from "@emailsvc/content";
-import { AppError, ErrorCode } from "@emailsvc/http";
+import { AppError, ErrorCode } from "@emailsvc/contracts";
 
 /**
  * Runs a rendering of the client's content; past the content package's limits the answer is a 400 naming what

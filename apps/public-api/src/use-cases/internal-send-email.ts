@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { internalSendEmailBody, missingFieldMessage } from "@emailsvc/contracts";
+import { AppError, ErrorCode, internalSendEmailBody, missingFieldMessage } from "@emailsvc/contracts";
 import { renderDoubleBraces, renderTemplate } from "@emailsvc/content";
-import { AppError, ErrorCode } from "@emailsvc/http";
 import { timeOrderedUuid } from "@emailsvc/db";
 import { checkAttachments, checkAttachmentUrls, storeAttachments } from "../attachments/prepare-attachments";
 import { bodyObject, isMissing, parseBody } from "../domain/parse-body";

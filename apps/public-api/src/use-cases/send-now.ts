@@ -1,11 +1,12 @@
 import {
+  AppError,
+  type EmailSendRpcReply,
   emailSendRpcReply,
+  ErrorCode,
   Exchanges,
   makeEnvelope,
   RoutingKeys,
-  type EmailSendRpcReply,
 } from "@emailsvc/contracts";
-import { AppError, ErrorCode } from "@emailsvc/http";
 import { BrokerUnavailableError, RpcTimeoutError } from "@emailsvc/messaging";
 import type { AcceptedActivity } from "./accept-send";
 import type { SendDeps } from "./send-deps";

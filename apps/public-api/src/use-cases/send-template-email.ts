@@ -1,10 +1,11 @@
 import {
+  AppError,
+  ErrorCode,
   MSG_SEND_TEMPLATE_MISSING,
   MSG_TEMPLATE_INTERNAL_ID_CONTEXT,
   sendTemplateEmailBody,
 } from "@emailsvc/contracts";
 import { renderTemplate } from "@emailsvc/content";
-import { AppError, ErrorCode } from "@emailsvc/http";
 import { bodyObject, isMissing, parseBody } from "../domain/parse-body";
 import { loadTemplate } from "../repos/template.repo";
 import type { TemplateRef } from "../templates/template-cache";
