@@ -8,3 +8,4 @@ export * from "./validate";
 export * from "./json-body";
 export * from "./outbound-guard";
 export * from "./list-routes";
+export * from "./rate-limit";

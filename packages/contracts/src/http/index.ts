@@ -1,2 +1,5 @@
 export * from "./send-requests";
 export * from "./sender-address";
+export * from "./leads";
+export * from "./events";
+export * from "./segments";
