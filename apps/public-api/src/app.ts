@@ -4,6 +4,9 @@ import { baseApp, type Traffic } from "@emailsvc/runtime";
 import { adminAuth } from "./admin/admin-auth";
 import { adminRouter } from "./admin/admin.routes";
 import type { Deps } from "./deps";
+import { eventsRouter } from "./events/events.routes";
+import { leadsRouter } from "./leads/leads.routes";
+import { rateLimits } from "./listing/rate-limits";
 import { docsRouter } from "./docs/docs.routes";
 import { batchRouter } from "./routes/batch.routes";
 import { scheduledSendsRouter } from "./routes/scheduled-sends.routes";
@@ -45,6 +48,9 @@ export function createApp(deps: Deps, lifecycle?: Traffic): Express {
       logger: deps.logger,
     }),
   );
+  const limits = rateLimits(deps);
+  app.use(eventsRouter({ db: deps.db, lookupApiKey: deps.lookupApiKey, rateLimit: limits.events }));
+  app.use(leadsRouter({ db: deps.db, lookupApiKey: deps.lookupApiKey, rateLimit: limits.leads }));
   return finishApp(app, deps.logger);
 }
 

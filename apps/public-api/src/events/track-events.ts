@@ -1,0 +1,80 @@
+import { normalizeLeadEmail, type TrackEventInput } from "@emailsvc/contracts";
+import { type Db, timeOrderedUuids } from "@emailsvc/db";
+import { ensureLeads } from "./ensure-leads";
+
+export interface TrackItem {
+  input: TrackEventInput;
+  /** Idempotency-Key (per item in bulk) or the item's event_id; null: every call is a new event. */
+  key: string | null;
+}
+
+export interface TrackedEvent {
+  event_id: string;
+  recipient_id: string;
+  created_lead: boolean;
+  /** An event with the same key was already stored: this one was not stored again. */
+  duplicate: boolean;
+}
+
+/**
+ * Every event in one INSERT … SELECT FROM unnest(…). A key already used in the project (an earlier call, or an
+ * earlier item of this call) stores nothing: ON CONFLICT DO NOTHING on the unique (project_id, idempotency_key).
+ */
+const INSERT_SQL = `
+INSERT INTO lead_events (id, project_id, lead_id, name, properties, occurred_at, idempotency_key)
+SELECT t.id, $1, t.lead_id, t.name, t.properties, t.occurred_at, t.key
+  FROM unnest($2::uuid[], $3::uuid[], $4::text[], $5::jsonb[], $6::timestamptz[], $7::text[])
+    AS t(id, lead_id, name, properties, occurred_at, key)
+ON CONFLICT (project_id, idempotency_key) DO NOTHING
+RETURNING id`;
+
+/**
+ * POST /v1/events and /v1/events/bulk: makes sure each email has a lead (creating empty ones), then stores the
+ * events. Two round trips for any number of events (three when a key repeats). The lead creation commits on its
+ * own, so concurrent events for the same new email wait on one short insert, not on each other's event inserts.
+ */
+export async function trackEvents(db: Db, projectId: string, items: TrackItem[]): Promise<TrackedEvent[]> {
+  const now = new Date();
+  const emails = new Map<string, string>();
+  const norms = items.map((i) => {
+    const norm = normalizeLeadEmail(i.input.email);
+    if (!emails.has(norm)) emails.set(norm, i.input.email);
+    return norm;
+  });
+  const leads = await ensureLeads(db, projectId, emails);
+  const ids = timeOrderedUuids(items.length);
+  const { rows } = await db.pool.query<{ id: string }>(INSERT_SQL, [
+    projectId,
+    ids,
+    norms.map((n) => leads.get(n)!.id),
+    items.map((i) => i.input.event),
+    items.map((i) => JSON.stringify(i.input.properties ?? {})),
+    items.map((i) => (i.input.timestamp ?? now).toISOString()),
+    items.map((i) => i.key),
+  ]);
+  const stored = new Set(rows.map((r) => r.id));
+  // Keys whose event was stored before: answer with that event, as the first call did.
+  const dupKeys = items.filter((item, i) => !stored.has(ids[i]!) && item.key !== null).map((i) => i.key!);
+  const earlier = new Map<string, { id: string; lead_id: string }>();
+  if (dupKeys.length) {
+    const found = await db.pool.query<{ id: string; lead_id: string; key: string }>(
+      "SELECT id, lead_id, idempotency_key AS key FROM lead_events WHERE project_id = $1 AND idempotency_key = ANY($2::text[])",
+      [projectId, dupKeys],
+    );
+    for (const r of found.rows) earlier.set(r.key, r);
+  }
+  const createdFor = new Set<string>();
+  return items.map((item, i) => {
+    const lead = leads.get(norms[i]!)!;
+    // created_lead: only on the first event of a lead this call created
+    const created = lead.created && !createdFor.has(lead.id);
+    if (created) createdFor.add(lead.id);
+    const prior = stored.has(ids[i]!) ? undefined : earlier.get(item.key ?? "");
+    return {
+      event_id: prior?.id ?? ids[i]!,
+      recipient_id: prior?.lead_id ?? lead.id,
+      created_lead: created,
+      duplicate: prior !== undefined,
+    };
+  });
+}

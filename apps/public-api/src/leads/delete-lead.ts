@@ -1,0 +1,22 @@
+import { type Db, withTransaction } from "@emailsvc/db";
+import { findLead } from "./lead-row";
+
+/**
+ * DELETE /v1/leads/:id removes the lead's personal data: the lead row (email, names, phone, attributes, tags),
+ * its custom events and its segment memberships, in one transaction. Sent-email records (activities) are kept:
+ * they are the project's sending log (quota, bounces, complaints) and carry only the address. A suppression
+ * (bounce, complaint, unsubscribe) is kept too: it is what stops mail to the address if it is added again.
+ */
+export async function deleteLead(db: Db, projectId: string, ref: string) {
+  const lead = await findLead(db, projectId, ref);
+  const events = await withTransaction(db.pool, async (c) => {
+    const e = await c.query("DELETE FROM lead_events WHERE project_id = $1 AND lead_id = $2", [
+      projectId,
+      lead.id,
+    ]);
+    // segment_members go with the lead (ON DELETE CASCADE)
+    await c.query("DELETE FROM leads WHERE project_id = $1 AND id = $2", [projectId, lead.id]);
+    return e.rowCount ?? 0;
+  });
+  return { success: true, id: lead.id, deleted: true, deleted_events: events };
+}

@@ -1,0 +1,73 @@
+import { normalizeLeadEmail } from "@emailsvc/contracts";
+import type { Db } from "@emailsvc/db";
+import { AppError, ErrorCode } from "@emailsvc/http";
+
+/** A lead as the database holds it. */
+export interface LeadRow {
+  id: string;
+  email: string;
+  first_name: string | null;
+  last_name: string | null;
+  phone: string | null;
+  attributes: Record<string, unknown>;
+  tags: string[] | null;
+  subscription: string;
+  subscription_changed_at: Date | null;
+  subscription_source: string | null;
+  source: string;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export const LEAD_COLUMNS =
+  "id, email, first_name, last_name, phone, attributes, tags, subscription, subscription_changed_at, subscription_source, source, created_at, updated_at";
+
+/** The lead record of the API (spec 4.6 leaves it to us: flat, snake_case, times in ISO 8601). */
+export function leadView(row: LeadRow) {
+  return {
+    id: row.id,
+    email: row.email,
+    first_name: row.first_name,
+    last_name: row.last_name,
+    phone: row.phone,
+    attributes: row.attributes,
+    tags: row.tags ?? [],
+    /** Marketing consent: unknown (never asked: not opted in), subscribed, unsubscribed. */
+    subscription: row.subscription,
+    subscription_changed_at: row.subscription_changed_at?.toISOString() ?? null,
+    subscription_source: row.subscription_source,
+    source: row.source,
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+export type LeadView = ReturnType<typeof leadView>;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export const MSG_LEAD_NOT_FOUND = "Lead not found";
+
+/**
+ * The lead a path names in the key's project: `/v1/leads/:id` takes the lead's UUID, `/v1/leads/:email/…` its
+ * email (anything with an `@`); both routes accept either. Another project's lead is not found, never shown.
+ */
+export async function findLead(db: Db, projectId: string, ref: string): Promise<LeadRow> {
+  let row: LeadRow | undefined;
+  if (ref.includes("@")) {
+    row = (
+      await db.pool.query<LeadRow>(
+        `SELECT ${LEAD_COLUMNS} FROM leads WHERE project_id = $1 AND email_normalized = $2`,
+        [projectId, normalizeLeadEmail(ref)],
+      )
+    ).rows[0];
+  } else if (UUID.test(ref)) {
+    row = (
+      await db.pool.query<LeadRow>(`SELECT ${LEAD_COLUMNS} FROM leads WHERE project_id = $1 AND id = $2`, [
+        projectId,
+        ref,
+      ])
+    ).rows[0];
+  }
+  if (!row) throw new AppError(ErrorCode.NOT_FOUND, MSG_LEAD_NOT_FOUND);
+  return row;
+}

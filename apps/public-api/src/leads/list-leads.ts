@@ -1,0 +1,45 @@
+import { type ListLeadsQuery, normalizeLeadEmail } from "@emailsvc/contracts";
+import type { Db } from "@emailsvc/db";
+import { countCapped, pagination, type Total } from "../listing/pagination";
+import { SqlParams } from "../segments/compile-segment-filter";
+import { findSegment, membershipSql } from "../segments/segment-row";
+import { LEAD_COLUMNS, leadView, type LeadRow } from "./lead-row";
+
+/** GET /v1/leads: newest first, filtered by email, tag, segment, subscription, attribute equality, creation time. */
+export async function listLeads(
+  db: Db,
+  projectId: string,
+  q: ListLeadsQuery,
+  attributes: Record<string, string>,
+): Promise<{ body: unknown; total: Total }> {
+  const params = new SqlParams([projectId]);
+  const where = ["l.project_id = $1"];
+  if (q.email) where.push(`l.email_normalized = ${params.add(normalizeLeadEmail(q.email))}`);
+  if (q.tag) where.push(`COALESCE(l.tags, '{}') @> ARRAY[${params.add(q.tag)}::text]`);
+  if (q.subscription) where.push(`l.subscription = ${params.add(q.subscription)}`);
+  if (q.created_since) where.push(`l.created_at >= ${params.add(q.created_since)}`);
+  if (q.created_until) where.push(`l.created_at <= ${params.add(q.created_until)}`);
+  for (const [k, v] of Object.entries(attributes))
+    where.push(`l.attributes ->> ${params.add(k)}::text = ${params.add(v)}::text`);
+  if (q.segment) where.push(membershipSql(await findSegment(db, projectId, q.segment), params));
+
+  const fromWhere = `leads l WHERE ${where.join(" AND ")}`;
+  const offset = (q.page - 1) * q.per_page;
+  const total = await countCapped(db, fromWhere, params.values, offset + q.per_page);
+  const { rows } = await db.pool.query<LeadRow>(
+    `SELECT ${LEAD_COLUMNS.split(", ")
+      .map((c) => `l.${c}`)
+      .join(
+        ", ",
+      )} FROM ${fromWhere} ORDER BY l.created_at DESC, l.id DESC LIMIT ${q.per_page} OFFSET ${offset}`,
+    params.values,
+  );
+  return {
+    body: {
+      success: true,
+      data: rows.map(leadView),
+      pagination: pagination(q.page, q.per_page, total.total),
+    },
+    total,
+  };
+}

@@ -1,0 +1,14 @@
+import type { Db } from "@emailsvc/db";
+import { countSegmentMembers } from "./count-segment-members";
+import { SEGMENT_COLUMNS, segmentView, type SegmentRow } from "./segment-row";
+
+/** Admin: the project's segments with their live member counts (at most 500, oldest first). */
+export async function listSegments(db: Db, projectId: string) {
+  const { rows } = await db.pool.query<SegmentRow>(
+    `SELECT ${SEGMENT_COLUMNS} FROM segments WHERE project_id = $1 ORDER BY created_at, id LIMIT 500`,
+    [projectId],
+  );
+  const out = [];
+  for (const s of rows) out.push(segmentView(s, await countSegmentMembers(db, projectId, s)));
+  return out;
+}
