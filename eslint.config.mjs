@@ -3,6 +3,10 @@
 import js from "@eslint/js";
 import globals from "globals";
 import tseslint from "typescript-eslint";
+import { boundariesPlugin, restrict, restricted } from "./tools/eslint-boundaries/index.mjs";
+
+const { postgres, amqp, aws, apps, io } = restrict;
+const code = ["apps/**/*.ts", "packages/**/*.ts", "tools/**/*.ts"];
 
 export default tseslint.config(
   { ignores: ["**/node_modules/**", "**/dist/**", "**/src/generated/**", ".local/**", "**/coverage/**"] },
@@ -34,5 +38,36 @@ export default tseslint.config(
         { object: "process", property: "env", message: "read env in env.ts only" },
       ],
     },
+  },
+  // ARCHITECTURE.md's four boundaries (tools/eslint-boundaries; its tests prove each one fails on a violation).
+  // A later block replaces an earlier one's `no-restricted-imports` for the files it matches, so each block
+  // lists every group that applies there.
+  {
+    files: code,
+    plugins: { boundaries: boundariesPlugin },
+    rules: {
+      "boundaries/no-cross-app": "error",
+      "no-restricted-imports": restricted(postgres, amqp, aws, apps),
+    },
+  },
+  { files: ["packages/db/**/*.ts"], rules: { "no-restricted-imports": restricted(amqp, aws, apps) } },
+  {
+    files: ["packages/messaging/**/*.ts"],
+    rules: { "no-restricted-imports": restricted(postgres, aws, apps) },
+  },
+  {
+    files: ["packages/provider/**/*.ts"],
+    rules: { "no-restricted-imports": restricted(postgres, amqp, apps) },
+  },
+  {
+    // Pure logic: besides the boundaries above, no I/O package at all.
+    files: ["apps/*/src/domain/**/*.ts"],
+    rules: { "no-restricted-imports": restricted(postgres, amqp, aws, apps, io) },
+  },
+  {
+    // Tests, the provider simulator and benchmarks check the real thing from outside: they may read the
+    // database, the broker and the SDK directly. Apps still never import other apps.
+    files: ["**/test/**/*.ts", "**/*.test.ts", "tools/provider-simulator/**/*.ts", "bench/**/*.ts"],
+    rules: { "no-restricted-imports": restricted(apps) },
   },
 );

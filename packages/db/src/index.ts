@@ -6,3 +6,5 @@ export * from "./time-ordered-uuid";
 export * from "./generated/prisma/client";
 export { createMigration, deployMigrations, diffMigrationsToSchema } from "./migrations";
 export * from "./sender-verified-sql";
+// The driver types a repository signature may name (only packages/db imports pg itself).
+export type { Pool, PoolClient } from "pg";

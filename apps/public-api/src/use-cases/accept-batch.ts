@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { Exchanges, isEmailAddress, makeEnvelope, RoutingKeys } from "@emailsvc/contracts";
 import { AppError, ErrorCode, type AuthContext } from "@emailsvc/http";
 import { timeOrderedUuid } from "@emailsvc/db";
-import { checkSenderAndSuppressions, senderNotVerified } from "../domain/check-sender-verified";
+import { checkSenderAndSuppressions, senderNotVerified } from "../repos/check-sender-verified";
 import { parseSchedule, ScheduleError } from "../domain/scheduling/parse-schedule";
 import type { IdempotencyContext } from "../idempotency/idempotency.middleware";
 import { loadTemplate } from "../repos/template.repo";

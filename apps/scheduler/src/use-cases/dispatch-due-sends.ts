@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Pool, PoolClient } from "pg";
+import type { Pool, PoolClient } from "@emailsvc/db";
 import { Exchanges, makeEnvelope, RoutingKeys, senderAddressForms, senderDomain } from "@emailsvc/contracts";
 import { senderVerifiedSql } from "@emailsvc/db";
 

@@ -1,4 +1,4 @@
-import type { Pool } from "pg";
+import type { Pool } from "@emailsvc/db";
 import type { Logger } from "@emailsvc/observability";
 import { dispatchDueSends, nextDueAt, settleHandedOffSends } from "./dispatch-due-sends";
 

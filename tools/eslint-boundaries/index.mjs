@@ -1,0 +1,81 @@
+// ARCHITECTURE.md's boundaries, for eslint.config.mjs. Package boundaries are `no-restricted-imports` pattern
+// groups composed per folder; the cross-app rule resolves relative paths, which no pattern can do.
+import path from "node:path";
+
+export const APP_NAMES = [
+  "public-api",
+  "domain-service",
+  "send-worker",
+  "campaign-dispatcher",
+  "scheduler",
+  "notification-ingest",
+  "inbound-mail",
+  "webhook-dispatcher",
+  "shop-ingest",
+];
+
+export const restrict = {
+  postgres: {
+    group: ["@prisma/*", "prisma", "prisma/*", "pg", "pg/*", "pg-*"],
+    message: "Only packages/db talks to PostgreSQL (Prisma, pg): use its repositories or its exported types.",
+  },
+  amqp: { group: ["amqplib", "amqplib/*"], message: "Only packages/messaging imports amqplib." },
+  aws: { group: ["@aws-sdk/*"], message: "Only packages/provider imports the AWS SDK." },
+  apps: {
+    group: APP_NAMES.map((a) => `@emailsvc/${a}`),
+    message: "Apps never import other apps: move the shared piece to a package.",
+  },
+  io: {
+    group: [
+      "ioredis",
+      "express",
+      "undici",
+      "fs",
+      "node:fs",
+      "fs/*",
+      "node:fs/*",
+      "net",
+      "node:net",
+      "http",
+      "node:http",
+      "https",
+      "node:https",
+      "child_process",
+      "node:child_process",
+      "@emailsvc/db",
+      "@emailsvc/messaging",
+      "@emailsvc/http",
+      "@emailsvc/provider",
+      "@emailsvc/runtime",
+    ],
+    message: "domain/ holds pure logic: no database, broker, network, file or HTTP packages.",
+  },
+};
+
+/** `no-restricted-imports` with the given pattern groups. */
+export const restricted = (...groups) => ["error", { patterns: groups }];
+
+/** A relative import that leaves apps/<name>/ for another app's folder. */
+const noCrossApp = {
+  meta: {
+    type: "problem",
+    messages: { crossApp: "Apps never import other apps ({{target}}): move the shared piece to a package." },
+    schema: [],
+  },
+  create(context) {
+    const file = context.filename ?? context.getFilename();
+    const own = /(?:^|[\\/])apps[\\/]([^\\/]+)[\\/]/.exec(file)?.[1];
+    if (!own) return {};
+    const check = (node) => {
+      const spec = node.source?.value;
+      if (typeof spec !== "string" || !spec.startsWith(".")) return;
+      const resolved = path.resolve(path.dirname(file), spec);
+      const target = /(?:^|[\\/])apps[\\/]([^\\/]+)(?:[\\/]|$)/.exec(resolved)?.[1];
+      if (target && target !== own)
+        context.report({ node: node.source, messageId: "crossApp", data: { target } });
+    };
+    return { ImportDeclaration: check, ExportAllDeclaration: check, ExportNamedDeclaration: check };
+  },
+};
+
+export const boundariesPlugin = { rules: { "no-cross-app": noCrossApp } };

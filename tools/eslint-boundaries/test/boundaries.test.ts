@@ -1,0 +1,108 @@
+// Each boundary of ARCHITECTURE.md, broken on purpose in a sample linted as a file of this repository with the
+// repository's ESLint config: the rule must fire. Allowed imports beside them show the rules are not blanket.
+import { spawnSync } from "node:child_process";
+import path from "node:path";
+
+const check = path.resolve(__dirname, "../check.mjs");
+const root = path.resolve(__dirname, "../../..");
+
+interface Case {
+  file: string;
+  code: string;
+}
+
+function lint(cases: Case[]): string[][] {
+  const r = spawnSync(process.execPath, [check], {
+    input: JSON.stringify(cases),
+    encoding: "utf8",
+    cwd: root,
+  });
+  if (r.status !== 0) throw new Error(r.stderr);
+  return JSON.parse(r.stdout) as string[][];
+}
+
+const imp = (spec: string) => `import * as x from "${spec}";\nexport const y = x;\n`;
+
+const violations: [string, Case][] = [
+  [
+    "an app importing another app by name",
+    { file: "apps/public-api/src/sends/a.ts", code: imp("@emailsvc/send-worker") },
+  ],
+  [
+    "an app importing another app by a relative path",
+    { file: "apps/public-api/src/sends/a.ts", code: imp("../../../send-worker/src/deps") },
+  ],
+  ["an app importing Prisma", { file: "apps/send-worker/src/repos/a.ts", code: imp("@prisma/client") }],
+  ["an app importing pg", { file: "apps/scheduler/src/use-cases/a.ts", code: imp("pg") }],
+  ["a package other than db importing pg", { file: "packages/http/src/a.ts", code: imp("pg") }],
+  ["an app importing amqplib", { file: "apps/send-worker/src/consumers/a.ts", code: imp("amqplib") }],
+  ["the db package importing amqplib", { file: "packages/db/src/a.ts", code: imp("amqplib") }],
+  [
+    "an app importing the AWS SDK",
+    { file: "apps/domain-service/src/a.ts", code: imp("@aws-sdk/client-sesv2") },
+  ],
+  [
+    "messaging importing the AWS SDK",
+    { file: "packages/messaging/src/a.ts", code: imp("@aws-sdk/client-s3") },
+  ],
+  [
+    "domain code importing the db package",
+    { file: "apps/public-api/src/domain/a.ts", code: imp("@emailsvc/db") },
+  ],
+  [
+    "domain code importing the HTTP package",
+    { file: "apps/send-worker/src/domain/a.ts", code: imp("@emailsvc/http") },
+  ],
+  ["domain code reading files", { file: "apps/domain-service/src/domain/a.ts", code: imp("node:fs") }],
+  [
+    "domain code importing Redis",
+    { file: "apps/public-api/src/domain/scheduling/a.ts", code: imp("ioredis") },
+  ],
+];
+
+const allowed: [string, Case][] = [
+  ["db importing pg", { file: "packages/db/src/a.ts", code: imp("pg") }],
+  ["messaging importing amqplib", { file: "packages/messaging/src/a.ts", code: imp("amqplib") }],
+  [
+    "provider importing the AWS SDK",
+    { file: "packages/provider/src/a.ts", code: imp("@aws-sdk/client-sesv2") },
+  ],
+  [
+    "an app importing its own code",
+    { file: "apps/public-api/src/sends/a.ts", code: imp("../domain/rendered") },
+  ],
+  ["an app importing a package", { file: "apps/public-api/src/sends/a.ts", code: imp("@emailsvc/sending") }],
+  [
+    "domain code importing contracts",
+    { file: "apps/public-api/src/domain/a.ts", code: imp("@emailsvc/contracts") },
+  ],
+  ["a test reading the database", { file: "apps/send-worker/test/a.int.test.ts", code: imp("pg") }],
+  [
+    "the simulator importing the AWS SDK",
+    { file: "tools/provider-simulator/src/a.ts", code: imp("@aws-sdk/client-s3") },
+  ],
+];
+
+describe("import boundaries (ARCHITECTURE.md)", () => {
+  const results = lint([...violations, ...allowed].map(([, c]) => c));
+
+  it.each(violations.map(([name], i) => [name, i] as const))("refuses %s", (_name, i) => {
+    expect(results[i]!.some((r) => r === "no-restricted-imports" || r === "boundaries/no-cross-app")).toBe(
+      true,
+    );
+  });
+
+  it.each(allowed.map(([name], i) => [name, violations.length + i] as const))("allows %s", (_name, i) => {
+    expect(
+      results[i]!.filter((r) => r === "no-restricted-imports" || r === "boundaries/no-cross-app"),
+    ).toEqual([]);
+  });
+});
+
+describe("the repository itself", () => {
+  it("keeps every boundary", () => {
+    const r = spawnSync(process.execPath, [check, "--tree"], { encoding: "utf8", cwd: root });
+    if (r.status !== 0) throw new Error(r.stderr);
+    expect(JSON.parse(r.stdout)).toEqual([]);
+  }, 120_000);
+});
