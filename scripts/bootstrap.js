@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Entry point behind `npm start` / `npm test` (and `pnpm start` / `pnpm test`): on a machine that has
-// only Node 20 and npm it installs the pinned pnpm and the workspace dependencies first, so the two
-// README commands are the whole set-up. Plain CommonJS with no dependencies on purpose.
+// only Node 20 and npm it installs the pinned pnpm and the workspace dependencies first (and for `start`,
+// PostgreSQL, RabbitMQ and Redis through scripts/infra.js), so the two README commands are the whole set-up.
+// Plain CommonJS with no dependencies on purpose.
 "use strict";
 const { spawnSync } = require("node:child_process");
 const fs = require("node:fs");
@@ -73,6 +74,12 @@ function ensureDeps(pnpm) {
 }
 
 const [command, ...rest] = process.argv.slice(2);
+// PostgreSQL, RabbitMQ and Redis first (installed and started when missing, as .ci/run does through the same
+// script): on a fresh machine there is nothing to start yet. It prints the commands when it may not run them.
+if (command === "start") {
+  const infra = run(process.execPath, [path.join(__dirname, "infra.js")]);
+  if (infra !== 0) process.exit(infra);
+}
 const pnpm = ensurePnpm();
 ensureDeps(pnpm);
 const env = {

@@ -7,31 +7,16 @@ export interface Dependency {
   fix: string;
 }
 
-/** What `pnpm start` needs running on localhost, with the command that starts each one. */
+/**
+ * What `pnpm start` needs running on localhost. Installing and starting them is scripts/infra.js's job (run by
+ * `npm start` before this, and by .ci/run): one place for those commands, so the hint points there.
+ */
+const FIX =
+  "node scripts/infra.js   (installs and starts it; --plan shows the commands without running them)";
 export const DEPENDENCIES: Dependency[] = [
-  {
-    name: "PostgreSQL",
-    host: "127.0.0.1",
-    port: 5432,
-    // The stack logs in as postgres@127.0.0.1 without a password: Debian's default pg_hba.conf asks for one over
-    // TCP, so the hint trusts loopback TCP (first matching line wins) before starting the cluster.
-    fix:
-      "sudo apt-get install -y postgresql && V=$(ls /etc/postgresql | sort -V | tail -1) && " +
-      "sudo sed -i '1i host all all 127.0.0.1/32 trust\\nhost all all ::1/128 trust' /etc/postgresql/$V/main/pg_hba.conf && " +
-      "sudo pg_ctlcluster --skip-systemctl-redirect $V main restart",
-  },
-  {
-    name: "RabbitMQ",
-    host: "127.0.0.1",
-    port: 5672,
-    fix: "sudo apt-get install -y rabbitmq-server && sudo rabbitmq-server -detached",
-  },
-  {
-    name: "Redis",
-    host: "127.0.0.1",
-    port: 6379,
-    fix: "sudo apt-get install -y redis-server && redis-server --daemonize yes --port 6379",
-  },
+  { name: "PostgreSQL", host: "127.0.0.1", port: 5432, fix: FIX },
+  { name: "RabbitMQ", host: "127.0.0.1", port: 5672, fix: FIX },
+  { name: "Redis", host: "127.0.0.1", port: 6379, fix: FIX },
 ];
 
 export function canConnect(host: string, port: number, timeoutMs = 1500): Promise<boolean> {
