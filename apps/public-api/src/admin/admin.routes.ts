@@ -19,6 +19,7 @@ import {
   updateTemplateSchema,
 } from "./admin.schemas";
 import { adminOpenApi } from "./admin.openapi";
+import { adminLeadsRouter } from "./admin-leads.routes";
 
 export interface AdminDeps {
   db: Db;
@@ -44,6 +45,7 @@ function projectView(p: ProjectRow) {
     inbound_webhook_url_dev: p.inboundWebhookUrlDev,
     default_timezone: p.defaultTimezone,
     on_send_unknown: p.onSendUnknown,
+    auto_leads_subscribed: p.autoLeadsSubscribed,
     total_sent: Number(p.totalSent),
     created_at: p.createdAt.toISOString(),
   };
@@ -60,6 +62,7 @@ function settingsData(body: z.output<typeof updateProjectSchema>) {
       : {}),
     ...(body.default_timezone !== undefined ? { defaultTimezone: body.default_timezone } : {}),
     ...(body.on_send_unknown !== undefined ? { onSendUnknown: body.on_send_unknown } : {}),
+    ...(body.auto_leads_subscribed !== undefined ? { autoLeadsSubscribed: body.auto_leads_subscribed } : {}),
   };
 }
 
@@ -295,6 +298,8 @@ export function adminRouter(deps: AdminDeps): Router {
     deps.kickOutbox?.();
     res.json({ success: true, delivery_id: id, status: "pending" });
   });
+
+  r.use(adminLeadsRouter({ db }));
 
   r.get("/webhook-deliveries", async (req, res) => {
     const { project_id: projectId, status } = parseInput(deliveryListQuery, req.query);

@@ -35,6 +35,11 @@ export const projectSettingsSchema = z.object({
    * later than the window) or `fail` it with reason outcome_unknown (at most once).
    */
   on_send_unknown: z.enum(["resend", "fail"]).optional(),
+  /**
+   * Leads created by an event for an unknown email: false (default) leaves their marketing subscription
+   * `unknown`, not opted in; true subscribes them (only where an event means consent in your product).
+   */
+  auto_leads_subscribed: z.boolean().optional(),
 });
 
 export const createProjectSchema = projectSettingsSchema.extend({
