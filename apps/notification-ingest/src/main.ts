@@ -12,14 +12,14 @@ runService({
   startWork: async (deps, env) => {
     const consumer = await deps.broker.consume(
       Queues.notificationIngest,
-      notificationConsumer({ db: deps.db, logger: deps.logger, kickOutbox: () => deps.relay.kick() }),
+      notificationConsumer({ db: deps.db, logger: deps.logger, kickOutbox: () => deps.outbox.kick() }),
       { prefetch: env.NOTIFICATION_PREFETCH },
     );
     return async () => {
       await consumer.close();
       // Hits answered before the shutdown are written before the relay that publishes their events stops.
       await deps.hits.flush();
-      await deps.relay.stop();
+      await deps.outbox.stop();
     };
   },
 });

@@ -49,7 +49,7 @@ beforeAll(async () => {
     db,
     broker,
     env: { TRACKING_SECRET: SECRET } as Deps["env"],
-    relay: { kick: () => undefined, stop: async () => undefined },
+    outbox: { kick: () => undefined, start: () => undefined, stop: async () => undefined },
     hits: createGroupWriter<TrackingHit>({
       logger,
       write: (batch) => recordTrackingHits(db, batch).then(() => undefined),

@@ -1,7 +1,6 @@
 import { Redis } from "ioredis";
-import { type Batcher, createOutboxStore, findApiKey } from "@emailsvc/db";
-import { startOutboxRelay, type OutboxRelay } from "@emailsvc/messaging";
-import { type BaseDeps, createBaseDeps } from "@emailsvc/runtime";
+import { type Batcher, findApiKey } from "@emailsvc/db";
+import { type BaseDeps, createBaseDeps, createOutbox, type Outbox } from "@emailsvc/runtime";
 import type { AttachmentStore } from "./attachments/attachment-store";
 import { createSafeDownloader, type SafeDownloader } from "./attachments/safe-download";
 import { allowAnyAddress, type ApiKeyLookup } from "@emailsvc/http";
@@ -12,13 +11,6 @@ import { createTemplateCache, type TemplateCache } from "./templates/template-ca
 import { type AcceptResult, type AcceptSendInput, createAcceptBatcher } from "./use-cases/accept-send";
 import type { Env } from "./env";
 import { SEND_LIMITS } from "@emailsvc/contracts";
-
-/** Lets use cases kick the relay after a commit without owning its lifecycle (main.ts starts and stops it). */
-export interface OutboxKicker {
-  kick(): void;
-  start(): void;
-  stop(): Promise<void>;
-}
 
 export interface Deps extends BaseDeps {
   env: Env;
@@ -32,7 +24,8 @@ export interface Deps extends BaseDeps {
   accepts: Batcher<AcceptSendInput, AcceptResult>;
   downloader: SafeDownloader;
   attachmentStore: AttachmentStore;
-  outbox: OutboxKicker;
+  /** Use cases kick it after a commit; main.ts (or a test harness) starts and stops it. */
+  outbox: Outbox;
   /** Closes what createDeps opened beyond the base deps (broker and DB are closed by the runtime). */
   closeExtras(): Promise<void>;
 }
@@ -54,27 +47,6 @@ export function createRedis(
   });
   redis.on("error", onError);
   return redis;
-}
-
-export function createOutboxKicker(base: Pick<BaseDeps, "db" | "broker" | "logger">, env: Env): OutboxKicker {
-  let relay: OutboxRelay | undefined;
-  return {
-    kick: () => relay?.kick(),
-    start() {
-      relay ??= startOutboxRelay({
-        store: createOutboxStore(base.db.pool),
-        broker: base.broker,
-        intervalMs: env.OUTBOX_RELAY_INTERVAL_MS,
-        batchSize: env.OUTBOX_RELAY_BATCH_SIZE,
-        logger: base.logger,
-      });
-    },
-    async stop() {
-      const r = relay;
-      relay = undefined;
-      await r?.stop();
-    },
-  };
 }
 
 export async function createDeps(env: Env): Promise<Deps> {
@@ -121,7 +93,11 @@ export async function createDeps(env: Env): Promise<Deps> {
     accepts: createAcceptBatcher(base.db),
     downloader,
     attachmentStore,
-    outbox: createOutboxKicker(base, env),
+    outbox: createOutbox(base, {
+      intervalMs: env.OUTBOX_RELAY_INTERVAL_MS,
+      batchSize: env.OUTBOX_RELAY_BATCH_SIZE,
+      autoStart: false,
+    }),
     async closeExtras() {
       await downloader.close();
       keyCache.close();

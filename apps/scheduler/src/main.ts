@@ -14,11 +14,11 @@ runService({
       logger: deps.logger,
       claimedBy: `${env.HOSTNAME}:${process.pid}`,
       intervalMs: env.SCHEDULER_INTERVAL_MS,
-      onDispatched: () => deps.relay.kick(),
+      onDispatched: () => deps.outbox.kick(),
     });
     return async () => {
       await loop.stop();
-      await deps.relay.stop();
+      await deps.outbox.stop();
     };
   },
 });

@@ -3,3 +3,4 @@ export * from "./base-env";
 export * from "./serve";
 export * from "./run-service";
 export * from "./base-app";
+export * from "./outbox";
