@@ -1,4 +1,4 @@
-import { createSnsVerifier } from "@emailsvc/provider";
+import { snsVerifierFromEnv } from "@emailsvc/provider";
 import { type BaseDeps, createBaseDeps, createOutbox, type Outbox } from "@emailsvc/runtime";
 import type { Env } from "./env";
 import { createGroupWriter, type GroupWriter } from "./infra/group-writer";
@@ -14,15 +14,6 @@ export interface Deps extends BaseDeps {
 
 export async function createDeps(env: Env): Promise<Deps> {
   const base = await createBaseDeps("notification-ingest", env);
-  const topics = String(env.SNS_TOPIC_ARNS)
-    .split(",")
-    .map((t: string) => t.trim())
-    .filter(Boolean);
-  const verifier = createSnsVerifier({
-    ...(env.SNS_CERT_HOST_PATTERN ? { allowedCertHosts: new RegExp(env.SNS_CERT_HOST_PATTERN) } : {}),
-    allowHttpCertUrls: env.SNS_ALLOW_HTTP_CERT_URLS,
-    ...(topics.length ? { topicArnAllowlist: topics } : {}),
-  });
   const outbox = createOutbox(base);
   const hits = createGroupWriter<TrackingHit>({
     logger: base.logger,
@@ -33,5 +24,5 @@ export async function createDeps(env: Env): Promise<Deps> {
       if ((await recordTrackingHits(base.db, batch)) > 0) outbox.kick();
     },
   });
-  return { ...base, env, outbox, hits, verify: (m) => verifier.verify(m) };
+  return { ...base, env, outbox, hits, verify: snsVerifierFromEnv(env) };
 }

@@ -66,3 +66,29 @@ export const adminEnv = z.object({
 });
 
 export const envBool = bool;
+
+/**
+ * An SNS receiver (provider notifications, inbound mail). Every receiver refuses topics outside its allowlist:
+ * anyone can create a topic in their own AWS account, which AWS signs just as validly, and subscribe our endpoint.
+ */
+export const snsReceiverEnv = z.object({
+  /**
+   * Hosts allowed to serve SNS signing certificates, as a regex on the host name. Default: the strict AWS rule
+   * (sns.<region>.amazonaws.com over https). Widen ONLY for local stacks and tests (the simulator's host).
+   */
+  SNS_CERT_HOST_PATTERN: z.string().optional(),
+  /** Local only: accept http:// certificate URLs (the simulator serves its test cert over http). */
+  SNS_ALLOW_HTTP_CERT_URLS: bool,
+  /** Comma-separated topic ARNs accepted. Required unless SNS_ALLOW_ANY_TOPIC=true (tests, throw-away stacks). */
+  SNS_TOPIC_ARNS: z.string().default(""),
+  SNS_ALLOW_ANY_TOPIC: bool,
+});
+export type SnsReceiverEnv = z.output<typeof snsReceiverEnv>;
+
+/** For `.refine`: a receiver's env names its topics or explicitly allows any. */
+export const snsTopicsSet = (env: SnsReceiverEnv): boolean =>
+  env.SNS_ALLOW_ANY_TOPIC || env.SNS_TOPIC_ARNS.split(",").some((t) => t.trim() !== "");
+export const SNS_TOPICS_REQUIRED = {
+  path: ["SNS_TOPIC_ARNS"],
+  message: "the notification topic ARN(s) to accept, comma-separated (or SNS_ALLOW_ANY_TOPIC=true)",
+};

@@ -13,3 +13,4 @@ export * from "./sns/sign-sns-message";
 export * from "./sns/sns-verifier";
 export * from "./sns/test-fixtures";
 export * from "./s3/objects";
+export * from "./sns/sns-receiver";

@@ -1,0 +1,178 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import {
+  AWS_SNS_CERT_HOST,
+  createSnsVerifier,
+  SnsVerificationError,
+  type SnsVerifierOptions,
+} from "./sns-verifier";
+
+/**
+ * The HTTP side of an SNS subscription, shared by every receiver (provider notifications, inbound mail): parse,
+ * verify the signature (certificate host pinned, topic allowlist), confirm a subscription only to an AWS SNS
+ * host, acknowledge an UnsubscribeConfirmation, and hand a Notification to the service. Answers:
+ *   200 { success: true, …what onNotification returned }   taken (or subscription confirmed / acknowledged)
+ *   400 { success: false, error: "Invalid JSON" }            not JSON / not an SNS message
+ *   400 { success: false, error: "SubscribeURL is not an AWS SNS URL" }
+ *   403 { success: false, error: "Invalid SNS signature" }   signature, certificate host or topic refused
+ *   413 { success: false, error: "Request body too large" }  more than SNS's 256 KB
+ *   500 { success: false, error }                            could not take it (SNS retries)
+ */
+export interface SnsReceiverOptions {
+  verify(message: Record<string, unknown>): Promise<void>;
+  logger: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
+  /** A verified Notification: store or queue it durably before resolving (throw → 500, SNS retries). */
+  onNotification(message: SnsNotification): Promise<Record<string, unknown> | void>;
+  /** A verified UnsubscribeConfirmation, e.g. to record that the topic no longer delivers here. */
+  onUnsubscribeConfirmation?(message: Record<string, unknown>): Promise<void>;
+  /** Confirms a subscription (GET SubscribeURL); injectable for tests. */
+  confirmSubscription?: (url: string) => Promise<void>;
+}
+
+export interface SnsNotification {
+  MessageId: string;
+  TopicArn: string;
+  Message: string;
+  Subject?: string;
+  Timestamp?: string;
+}
+
+export interface SnsAnswer {
+  status: number;
+  body: Record<string, unknown>;
+}
+
+/** SNS messages are at most 256 KB. */
+export const SNS_BODY_LIMIT = 256 * 1024;
+
+async function getSubscribeUrl(url: string): Promise<void> {
+  const res = await fetch(url);
+  if (!res.ok) throw new Error(`SubscribeURL answered ${res.status}`);
+}
+
+/** Verifier options from a receiver's env (`snsReceiverEnv` of @emailsvc/config). */
+export function snsVerifierFromEnv(env: {
+  SNS_CERT_HOST_PATTERN?: string | undefined;
+  SNS_ALLOW_HTTP_CERT_URLS: boolean;
+  SNS_TOPIC_ARNS: string;
+}): (message: Record<string, unknown>) => Promise<void> {
+  const topics = env.SNS_TOPIC_ARNS.split(",")
+    .map((t) => t.trim())
+    .filter(Boolean);
+  const opts: SnsVerifierOptions = {
+    ...(env.SNS_CERT_HOST_PATTERN ? { allowedCertHosts: new RegExp(env.SNS_CERT_HOST_PATTERN) } : {}),
+    allowHttpCertUrls: env.SNS_ALLOW_HTTP_CERT_URLS,
+    ...(topics.length ? { topicArnAllowlist: topics } : {}),
+  };
+  const verifier = createSnsVerifier(opts);
+  return (m) => verifier.verify(m);
+}
+
+export function createSnsReceiver(opts: SnsReceiverOptions): (raw: string) => Promise<SnsAnswer> {
+  const confirm = opts.confirmSubscription ?? getSubscribeUrl;
+  return async (raw) => {
+    let msg: Record<string, unknown>;
+    try {
+      msg = JSON.parse(raw) as Record<string, unknown>;
+      if (!msg || typeof msg !== "object" || typeof msg.Type !== "string")
+        throw new Error("not an SNS message");
+    } catch {
+      return { status: 400, body: { success: false, error: "Invalid JSON" } };
+    }
+    try {
+      await opts.verify(msg);
+    } catch (err) {
+      opts.logger.warn(
+        { reason: err instanceof SnsVerificationError ? err.reason : String(err) },
+        "refused SNS message",
+      );
+      return { status: 403, body: { success: false, error: "Invalid SNS signature" } };
+    }
+    try {
+      if (msg.Type === "SubscriptionConfirmation") {
+        const url = String(msg.SubscribeURL ?? "");
+        let host = "";
+        try {
+          const u = new URL(url);
+          host = u.protocol === "https:" ? u.hostname : "";
+        } catch {
+          /* invalid */
+        }
+        // Only ever call back to an AWS SNS host, whatever the (verified) message says.
+        if (!AWS_SNS_CERT_HOST.test(host))
+          return { status: 400, body: { success: false, error: "SubscribeURL is not an AWS SNS URL" } };
+        await confirm(url);
+        return { status: 200, body: { success: true, message: "Subscription confirmed" } };
+      }
+      if (msg.Type === "UnsubscribeConfirmation") {
+        await opts.onUnsubscribeConfirmation?.(msg);
+        return { status: 200, body: { success: true, message: "UnsubscribeConfirmation acknowledged" } };
+      }
+      if (msg.Type !== "Notification")
+        return { status: 200, body: { success: true, message: `${String(msg.Type)} acknowledged` } };
+      const extra = await opts.onNotification({
+        MessageId: String(msg.MessageId),
+        TopicArn: String(msg.TopicArn),
+        Message: String(msg.Message),
+        ...(typeof msg.Subject === "string" ? { Subject: msg.Subject } : {}),
+        ...(typeof msg.Timestamp === "string" ? { Timestamp: msg.Timestamp } : {}),
+      });
+      return { status: 200, body: { success: true, ...(extra ?? {}) } };
+    } catch (err) {
+      opts.logger.error({ err, type: msg.Type }, "could not take the SNS message; SNS will retry");
+      return { status: 500, body: { success: false, error: "Could not accept the message, try again" } };
+    }
+  };
+}
+
+function send(res: ServerResponse, a: SnsAnswer): void {
+  const json = JSON.stringify(a.body);
+  res.writeHead(a.status, {
+    "Content-Type": "application/json; charset=utf-8",
+    "Content-Length": Buffer.byteLength(json),
+  });
+  res.end(json);
+}
+
+/**
+ * POST `path` on plain node:http, ahead of Express: a receiver that takes every delivery, bounce or reply gains
+ * from skipping Express's per-request set-up and body parser. Returns false for every other request, which the
+ * caller then hands to Express as usual.
+ */
+export function snsFastPath(
+  path: string,
+  handle: (raw: string) => Promise<SnsAnswer>,
+  logger: SnsReceiverOptions["logger"],
+): (req: IncomingMessage, res: ServerResponse) => boolean {
+  const escaped = path.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+  const PATH = new RegExp(`^${escaped}/?(?:\\?|$)`);
+  return (req, res) => {
+    if (req.method !== "POST" || !PATH.test(req.url ?? "")) return false;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let refused = false;
+    req.on("data", (c: Buffer) => {
+      if (refused) return;
+      size += c.length;
+      if (size > SNS_BODY_LIMIT) {
+        refused = true;
+        res.setHeader("Connection", "close");
+        send(res, { status: 413, body: { success: false, error: "Request body too large" } });
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on("end", () => {
+      if (refused) return;
+      const raw = chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8");
+      void handle(raw)
+        .then((a) => send(res, a))
+        .catch((err: unknown) => {
+          logger.error({ err }, "SNS receiver failed");
+          if (!res.headersSent)
+            send(res, { status: 500, body: { success: false, error: "Internal server error" } });
+        });
+    });
+    req.on("error", () => res.destroy());
+    return true;
+  };
+}
