@@ -2,3 +2,4 @@ export * from "./messaging";
 export * from "./http";
 export * from "./openapi";
 export * from "./errors";
+export * from "./reply-address";

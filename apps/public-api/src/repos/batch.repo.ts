@@ -1,5 +1,5 @@
 import type { Db } from "@emailsvc/db";
-import { newReplyToken } from "../domain/reply-token";
+import { newReplyToken } from "@emailsvc/contracts";
 import { ABORT_IDEMPOTENCY, ABORT_QUOTA, gateCheck, gateCtes, type GatePlaceholders } from "./accept-gates";
 
 /** Everything POST /v1/send-batch stores, already decided (suppressions applied, ids drawn, response built). */

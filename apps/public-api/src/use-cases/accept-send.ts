@@ -20,7 +20,7 @@ import {
   IDEMPOTENCY_UPSERT,
   quotaUpsert,
 } from "../repos/accept-gates";
-import { newReplyToken } from "../domain/reply-token";
+import { newReplyToken } from "@emailsvc/contracts";
 import { MSG_IN_FLIGHT, MSG_KEY_REUSED } from "../idempotency/idempotency.middleware";
 import type { StoredResponse } from "../idempotency/idempotency-store";
 

@@ -1,5 +1,5 @@
 import { addUnsubscribeFooter, RenderLimitError, unsubscribeUrl } from "@emailsvc/content";
-import { asciiDomainAddress } from "@emailsvc/contracts";
+import { asciiDomainAddress, formatReplyAddress } from "@emailsvc/contracts";
 import type { Db } from "@emailsvc/db";
 import type { Logger } from "@emailsvc/observability";
 import {
@@ -140,7 +140,7 @@ export async function sendActivity(
       delete headers["Reply-To"];
       replyTo = {
         name: fromName ?? message.fromEmail,
-        address: `r-${activity.replyToken}@${deps.inboundDomain}`,
+        address: formatReplyAddress(activity.replyToken, deps.inboundDomain),
       };
     }
     const raw = await buildMime({
