@@ -15,7 +15,8 @@ export interface Demo {
 }
 
 export function demo(): Demo {
-  const file = path.resolve(__dirname, "../../.local/demo.json");
+  // STACK_STATE_DIR: a second stack started beside someone else's (`STACK_STATE_DIR=.local-x pnpm start`)
+  const file = path.resolve(__dirname, "../..", process.env.STACK_STATE_DIR ?? ".local", "demo.json");
   if (!fs.existsSync(file)) {
     console.error(
       "Start the stack first: SEND_RATE_PER_SECOND=0 pnpm start   (then run the benchmark in another shell)",
