@@ -4,7 +4,10 @@ import { type Db, insertOutboxRows, type NewOutboxRow } from "@emailsvc/db";
 /** The failure reason of a send reported failed because nobody knows whether SES accepted it. */
 export const OUTCOME_UNKNOWN = "outcome_unknown";
 
-/** The sources whose caller waited for the answer (the internal POST /send-email): it was told 504 already. */
+/**
+ * The sources whose caller waited for the answer (the internal POST /send-email, unless scheduled): it was told
+ * 504 already, and a copy sent later would contradict that.
+ */
 const SYNCHRONOUS_SOURCES = ["internal", "platform"];
 
 /**
@@ -31,7 +34,8 @@ WITH taken AS (
   DELETE FROM send_claims c USING taken WHERE c.activity_id = taken.id
 ), a AS (
   SELECT t.id, t.claimed_at,
-         CASE WHEN p.on_send_unknown = 'fail' OR m.source = ANY($3::text[]) THEN 'failed' ELSE 'queued' END AS next
+         CASE WHEN p.on_send_unknown = 'fail' OR (m.source = ANY($3::text[]) AND t.scheduled_send_id IS NULL)
+              THEN 'failed' ELSE 'queued' END AS next
     FROM activities t JOIN taken ON taken.id = t.id
     LEFT JOIN projects p ON p.id = t.project_id
     LEFT JOIN email_messages m ON m.id = t.email_message_id
