@@ -5,6 +5,7 @@
  *   SEND_RECONCILE_AFTER_MS=20000 SEND_RECONCILE_INTERVAL_MS=2000 SEND_RATE_PER_SECOND=0 \
  *     STACK_PORT_OFFSET=320 STACK_STATE_DIR=.local-a30 pnpm start
  *   STACK_PORT_OFFSET=320 STACK_STATE_DIR=.local-a30 pnpm --filter @emailsvc/bench send-chaos [--n 5000] [--kills 6]
+ *     [--gap 1500] [--worker apps/send-worker/src/main.ts]
  *
  *   1. one POST /v1/send-batch of `n` recipients (test key);
  *   2. while it drains, SIGKILL the send-worker `kills` times, `--gap` ms (1,500) after it (re)started serving,
@@ -26,6 +27,9 @@ const d = demo();
 const N = numArg("n", 5000);
 const KILLS = numArg("kills", 6);
 const GAP_MS = numArg("gap", 1500);
+/** `--worker <main.ts>`: restart another build of the worker, e.g. one from before the fix, as a control. */
+const workerArg = process.argv.indexOf("--worker");
+const WORKER_MAIN = (workerArg >= 0 && process.argv[workerArg + 1]) || "apps/send-worker/src/main.ts";
 const offset = Number(process.env.STACK_PORT_OFFSET ?? 0);
 const root = path.resolve(__dirname, "../..");
 const stateDir = path.resolve(root, process.env.STACK_STATE_DIR ?? ".local");
@@ -54,11 +58,12 @@ function environOf(pid: number): Record<string, string> {
 /** node itself with tsx as a loader, so the pid is the worker's (the tsx CLI would run it in a grandchild). */
 function startWorker(env: Record<string, string>): ChildProcess {
   const log = fs.openSync(path.join(stateDir, "logs", "send-worker.log"), "a");
-  const child = spawn(
-    process.execPath,
-    ["--conditions=development", "--import", "tsx", "apps/send-worker/src/main.ts"],
-    { cwd: root, env, detached: true, stdio: ["ignore", log, log] },
-  );
+  const child = spawn(process.execPath, ["--conditions=development", "--import", "tsx", WORKER_MAIN], {
+    cwd: root,
+    env,
+    detached: true,
+    stdio: ["ignore", log, log],
+  });
   child.unref();
   return child;
 }

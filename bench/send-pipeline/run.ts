@@ -21,7 +21,8 @@ import { demo, fmt, numArg, percentile, post } from "../lib/stack";
 const d = demo();
 const N = numArg("n", 5000);
 const WARMUP = numArg("warmup", 2000);
-const API = "http://127.0.0.1:3001";
+// STACK_PORT_OFFSET: a stack started beside another one (`STACK_PORT_OFFSET=320 pnpm start`)
+const API = `http://127.0.0.1:${3001 + Number(process.env.STACK_PORT_OFFSET ?? 0)}`;
 
 const simCount = async () =>
   ((await (await fetch(`${d.simulator_url}/_sim/messages/count`)).json()) as { count: number }).count;
