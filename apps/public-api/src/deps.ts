@@ -7,8 +7,13 @@ import { allowAnyAddress, type ApiKeyLookup } from "@emailsvc/http";
 import { type ApiKeyCache, createApiKeyCache } from "./infra/api-key-cache";
 import { createRedisIdempotencyStore, type IdempotencyStore } from "./idempotency/idempotency-store";
 import { createS3AttachmentStore } from "./infra/s3-attachment-store";
-import { createTemplateCache, type TemplateCache } from "./templates/template-cache";
-import { type AcceptResult, type AcceptSendInput, createAcceptBatcher } from "./use-cases/accept-send";
+import {
+  type AcceptResult,
+  type AcceptSendInput,
+  createAcceptBatcher,
+  createTemplateCache,
+  type TemplateCache,
+} from "@emailsvc/sending";
 import type { Env } from "./env";
 import { SEND_LIMITS } from "@emailsvc/contracts";
 

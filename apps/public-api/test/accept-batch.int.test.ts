@@ -1,13 +1,8 @@
-// Group commit of the v1 accepts (acceptSends / createAcceptBatcher): real PostgreSQL and RabbitMQ (the harness).
+// Group commit of the v1 accepts (acceptSendGroup / createAcceptBatcher): real PostgreSQL and RabbitMQ (the harness).
 import request from "supertest";
 import { AppError } from "@emailsvc/http";
 import { timeOrderedUuid } from "@emailsvc/db";
-import {
-  acceptSends,
-  createAcceptBatcher,
-  MONTHLY_QUOTA,
-  type AcceptSendInput,
-} from "../src/use-cases/accept-send";
+import { type AcceptSendInput, acceptSendGroup, createAcceptBatcher, MONTHLY_QUOTA } from "@emailsvc/sending";
 import {
   bearer,
   count,
@@ -78,7 +73,7 @@ describe("several v1 accepts in one statement", () => {
         idempotency: { key: "k1", fingerprint: "f", response: { status: 200, body: { ok: 1 } } },
       }),
     ];
-    const results = await acceptSends(h.deps.db, items);
+    const results = await acceptSendGroup(h.deps.db, items);
     expect(results.map((r) => r.kind)).toEqual(["accepted", "accepted", "accepted"]);
     expect(await written(items.map((i) => i.emailMessageId))).toBe(3);
     const acts = await h.deps.db.pool.query<{
@@ -126,7 +121,7 @@ describe("several v1 accepts in one statement", () => {
         input(q, { correlationId: "req-2" }),
         input(p, { correlationId: "req-3" }),
       ];
-      const results = await acceptSends(h.deps.db, items);
+      const results = await acceptSendGroup(h.deps.db, items);
       h.deps.outbox.kick();
       const idsOf = (n: number) => {
         const r = results[n]!;
@@ -153,7 +148,7 @@ describe("several v1 accepts in one statement", () => {
     const p = await makeProject(h.deps);
     await suppress(h.deps, p.projectId, "gone@example.org", "bounce");
     const items = [input(p), bad(p), input(p)];
-    await expect(acceptSends(h.deps.db, items)).rejects.toThrow("send_gates_refused");
+    await expect(acceptSendGroup(h.deps.db, items)).rejects.toThrow("send_gates_refused");
     expect(await written(items.map((i) => i.emailMessageId))).toBe(0);
     expect(await usage(p.projectId)).toEqual({ live_sent: 0, total_sent: 0 });
   });

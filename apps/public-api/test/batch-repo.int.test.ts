@@ -1,7 +1,7 @@
 // insertBatch's one statement against real PostgreSQL (the preset's migrated DB); nothing else is started.
 import { randomUUID } from "node:crypto";
 import { createDb, type Db, timeOrderedUuid } from "@emailsvc/db";
-import { insertBatch, type NewBatch } from "../src/repos/batch.repo";
+import { insertBatch, type NewBatch } from "@emailsvc/sending";
 
 let db: Db;
 let projectId: string;

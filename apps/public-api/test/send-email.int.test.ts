@@ -4,7 +4,7 @@ import { randomUUID } from "node:crypto";
 import request from "supertest";
 import { MSG_SEND_EMAIL_MISSING } from "@emailsvc/contracts";
 import { MSG_INVALID_KEY_PREFIX, MSG_INVALID_OR_MISSING_KEY } from "@emailsvc/http";
-import { usagePeriod } from "../src/use-cases/accept-send";
+import { usagePeriod } from "@emailsvc/sending";
 import {
   bearer,
   count,

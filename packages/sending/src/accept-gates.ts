@@ -1,3 +1,5 @@
+import { quotaUpsert } from "./quota";
+
 /**
  * The gates every accept statement (single send, batch) opens with, and the final check that undoes the whole
  * statement when one of them refused: the idempotency row (first writer wins, or a key older than 24 h is
@@ -34,13 +36,6 @@ export const IDEMPOTENCY_UPSERT = `ON CONFLICT (project_id, key) DO UPDATE
     SET fingerprint = EXCLUDED.fingerprint, response_status = EXCLUDED.response_status,
         response_body = EXCLUDED.response_body, email_message_id = EXCLUDED.email_message_id, created_at = now()
     WHERE idempotency_keys.created_at < now() - interval '24 hours'
-  RETURNING 1`;
-
-/** How a send is counted against the monthly quota: added to the month's row only while it stays within `limit`. */
-export const quotaUpsert = (
-  limit: string,
-) => `ON CONFLICT (project_id, period) DO UPDATE SET live_sent = u.live_sent + EXCLUDED.live_sent
-    WHERE u.live_sent + EXCLUDED.live_sent <= ${limit}
   RETURNING 1`;
 
 /** `idem`, `usage` and `total`, to open a WITH list. */

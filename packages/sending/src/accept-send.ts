@@ -8,8 +8,7 @@ import {
   timeOrderedUuid,
   timeOrderedUuids,
 } from "@emailsvc/db";
-import { AppError, ErrorCode } from "@emailsvc/http";
-import type { StoredAttachment } from "../attachments/prepare-attachments";
+import { AppError, ErrorCode, MSG_IN_FLIGHT, MSG_KEY_REUSED, newReplyToken } from "@emailsvc/contracts";
 import {
   ABORT_IDEMPOTENCY,
   ABORT_QUOTA,
@@ -18,18 +17,15 @@ import {
   gateCtes,
   type GatePlaceholders,
   IDEMPOTENCY_UPSERT,
-  quotaUpsert,
-} from "../repos/accept-gates";
-import { newReplyToken } from "@emailsvc/contracts";
-import { MSG_IN_FLIGHT, MSG_KEY_REUSED } from "../idempotency/idempotency.middleware";
-import type { StoredResponse } from "../idempotency/idempotency-store";
+} from "./accept-gates";
+import { MONTHLY_QUOTA, MSG_QUOTA_EXCEEDED, quotaUpsert, usagePeriod } from "./quota";
+import type { StoredAttachment, StoredResponse } from "./types";
 
-/** Spec 8: "Emails per month (platform) 500,000". */
-export const MONTHLY_QUOTA = 500_000;
-export const MSG_QUOTA_EXCEEDED = "Monthly email quota exceeded (500,000 emails per month)";
-
-/** email_messages.source */
-export type SendSource = "api" | "internal" | "platform";
+/**
+ * Where a send came from (email_messages.source): the v1 API, the internal endpoint, the dashboard
+ * (`x-source: platform`), a campaign's dispatcher, a shop automation, or a scheduled send handed over.
+ */
+export type SendSource = "api" | "internal" | "platform" | "campaign" | "automation" | "scheduled";
 
 export interface AcceptSendInput {
   /** Pre-generated so the response (and the idempotency row holding it) is known before the commit. */
@@ -84,11 +80,6 @@ export type AcceptResult =
   | { kind: "replay"; response: StoredResponse }
   /** `gates` refused (unverified sender or a suppressed address): nothing was written. */
   | { kind: "gates_refused" };
-
-/** 'YYYY-MM' in UTC: the quota's calendar month. */
-export function usagePeriod(now = new Date()): string {
-  return now.toISOString().slice(0, 7);
-}
 
 export async function existingIdempotentResponse(
   db: Db,
@@ -323,13 +314,13 @@ SELECT CASE
   WHEN (SELECT count(*) FROM usage) < (SELECT count(*) FROM per_project) THEN svc_abort('${ABORT_QUOTA}')
   ELSE true END AS ok`;
 
-/** The shape `acceptSends` takes together: an immediate, queued send of a project (the v1 single sends). */
+/** The shape `acceptSendGroup` takes together: an immediate, queued send of a project (the v1 single sends). */
 function batchable(input: AcceptSendInput): boolean {
   return input.projectId !== null && input.enqueue && !input.scheduled;
 }
 
 /** Runs `inputs` as one statement; throws when any of them was refused (the caller then runs them alone). */
-export async function acceptSends(db: Db, inputs: readonly AcceptSendInput[]): Promise<AcceptResult[]> {
+export async function acceptSendGroup(db: Db, inputs: readonly AcceptSendInput[]): Promise<AcceptResult[]> {
   const period = usagePeriod();
   const ids: string[] = [];
   const ns: number[] = [];
@@ -436,7 +427,7 @@ function sharedSendRequests(inputs: readonly AcceptSendInput[], accepted: Accept
 
 /**
  * Group commit of the v1 accepts: those that arrive in one event-loop turn, or while statements are in flight, go
- * together in one statement (`acceptSends`). When that statement refuses (one item's gate, key or quota), every item
+ * together in one statement (`acceptSendGroup`). When that statement refuses (one item's gate, key or quota), every item
  * runs again alone through `acceptSend`, all at once, and each gets its own answer or error; one alone, or
  * another shape, runs alone from the start.
  */
@@ -445,7 +436,7 @@ export function createAcceptBatcher(db: Db): Batcher<AcceptSendInput, AcceptResu
     run: async (inputs) => {
       if (inputs.length > 1 && inputs.every(batchable)) {
         try {
-          return (await acceptSends(db, inputs)).map((value) => ({ status: "fulfilled", value }));
+          return (await acceptSendGroup(db, inputs)).map((value) => ({ status: "fulfilled", value }));
         } catch {
           // nothing was written: each item alone says why
         }

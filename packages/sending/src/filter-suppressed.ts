@@ -1,5 +1,5 @@
 import type { Db } from "@emailsvc/db";
-import { checkSenderAndSuppressions, senderNotVerified } from "../repos/check-sender-verified";
+import { checkSenderAndSuppressions, senderNotVerified } from "./sender-check";
 
 export interface SuppressionOutcome {
   to: string[];

@@ -1,5 +1,5 @@
 import type { Db } from "@emailsvc/db";
-import type { CachedTemplate, TemplateCache, TemplateRef } from "../templates/template-cache";
+import type { CachedTemplate, TemplateCache, TemplateRef } from "./template-cache";
 
 export interface LoadedTemplate {
   template: CachedTemplate;

@@ -8,16 +8,12 @@ import {
   SEND_LIMITS,
 } from "@emailsvc/contracts";
 import { contentTypeFromFilename } from "@emailsvc/content";
+import type { StoredAttachment } from "@emailsvc/sending";
 import type { AttachmentStore } from "./attachment-store";
 import { DownloadError, type SafeDownloader } from "./safe-download";
 
 /** What `email_messages.attachments` holds (docs/send-pipeline.md); the send-worker reads the bytes from S3. */
-export interface StoredAttachment {
-  filename: string;
-  contentType: string;
-  size: number;
-  storageKey: string;
-}
+export type { StoredAttachment };
 
 /** An attachment whose request fields passed every check that needs no network. */
 export interface CheckedAttachment {

@@ -4,10 +4,9 @@ import type { Redis } from "ioredis";
 /** Spec 5 / 8: responses are kept 24 hours per (project, key). */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
-export interface StoredResponse {
-  status: number;
-  body: unknown;
-}
+import type { StoredResponse } from "@emailsvc/sending";
+
+export type { StoredResponse };
 
 /** What `begin` found for (scope, key). */
 export type BeginResult =

@@ -1,4 +1,5 @@
 import type { RequestHandler, Response } from "express";
+import { MSG_IN_FLIGHT, MSG_KEY_REUSED } from "@emailsvc/contracts";
 import { AppError, ErrorCode, getAuth } from "@emailsvc/http";
 import type { Logger } from "@emailsvc/observability";
 import { requestFingerprintAsync } from "./fingerprint";
@@ -7,9 +8,6 @@ import type { IdempotencyStore, StoredResponse } from "./idempotency-store";
 /** Spec 8: `Idempotency-Key` length limit. */
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 128;
 export const REPLAYED_HEADER = "Idempotency-Replayed";
-
-export const MSG_IN_FLIGHT = "A request with this Idempotency-Key is still being processed";
-export const MSG_KEY_REUSED = "This Idempotency-Key was already used with a different request";
 
 export const MSG_KEY_TWICE = "Idempotency-Key must be given once";
 

@@ -8,7 +8,7 @@ import {
   methodNotAllowed,
   type ApiKeyLookup,
 } from "@emailsvc/http";
-import { usagePeriod } from "../use-cases/accept-send";
+import { refundQuota, usagePeriod } from "@emailsvc/sending";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -83,16 +83,7 @@ export function scheduledSendsRouter(deps: { db: Db; lookupApiKey: ApiKeyLookup 
         [row.id],
       );
       const live = acts.rows.filter((a) => !a.is_test).length;
-      if (live > 0) {
-        await c.query(
-          "UPDATE project_usage SET live_sent = GREATEST(live_sent - $3, 0) WHERE project_id = $1 AND period = $2",
-          [projectId, usagePeriod(row.created_at), live],
-        );
-        await c.query("UPDATE projects SET total_sent = GREATEST(total_sent - $2, 0) WHERE id = $1", [
-          projectId,
-          live,
-        ]);
-      }
+      await refundQuota(c, projectId, usagePeriod(row.created_at), live);
       return acts.rowCount ?? 0;
     });
     if (cancelled === null) {

@@ -1,8 +1,7 @@
 import { timeOrderedUuid } from "@emailsvc/db";
 import type { StoredAttachment } from "../attachments/prepare-attachments";
-import { checkSenderAndFilter, skippedBody, type SuppressionOutcome } from "./filter-suppressed";
-import type { SendDeps, SendOutcome } from "./send-deps";
-import type { SendEmailContext } from "./send-email";
+import { checkSenderAndFilter, skippedBody, type SuppressionOutcome } from "@emailsvc/sending";
+import type { SendDeps, SendEmailContext, SendOutcome } from "./send-deps";
 
 export interface ApiEmail {
   emailMessageId: string;

@@ -2,12 +2,18 @@ import { randomUUID } from "node:crypto";
 import { Exchanges, isEmailAddress, makeEnvelope, RoutingKeys } from "@emailsvc/contracts";
 import { AppError, ErrorCode, type AuthContext } from "@emailsvc/http";
 import { timeOrderedUuid } from "@emailsvc/db";
-import { checkSenderAndSuppressions, senderNotVerified } from "../repos/check-sender-verified";
+import {
+  checkSenderAndSuppressions,
+  existingIdempotentResponse,
+  insertBatch,
+  loadTemplate,
+  MONTHLY_QUOTA,
+  MSG_QUOTA_EXCEEDED,
+  senderNotVerified,
+  usagePeriod,
+} from "@emailsvc/sending";
 import { parseSchedule, ScheduleError } from "../domain/scheduling/parse-schedule";
 import type { IdempotencyContext } from "../idempotency/idempotency.middleware";
-import { loadTemplate } from "../repos/template.repo";
-import { insertBatch } from "../repos/batch.repo";
-import { existingIdempotentResponse, MONTHLY_QUOTA, MSG_QUOTA_EXCEEDED, usagePeriod } from "./accept-send";
 import type { SendDeps, SendOutcome } from "./send-deps";
 
 export const MAX_BATCH = 12_500;

@@ -5,11 +5,14 @@ import { timeOrderedUuid } from "@emailsvc/db";
 import { checkAttachments, checkAttachmentUrls, storeAttachments } from "../attachments/prepare-attachments";
 import { bodyObject, isMissing, parseBody } from "../domain/parse-body";
 import { distinctLists } from "../domain/recipients";
-import { loadTemplate } from "../repos/template.repo";
-import type { TemplateRef } from "../templates/template-cache";
+import {
+  acceptSend,
+  checkSenderAndFilter,
+  loadTemplate,
+  skippedBody,
+  type TemplateRef,
+} from "@emailsvc/sending";
 import { parseSchedule, type Schedule, ScheduleError } from "../domain/scheduling/parse-schedule";
-import { acceptSend } from "./accept-send";
-import { checkSenderAndFilter, skippedBody } from "./filter-suppressed";
 import { sendNow } from "./send-now";
 import { rendered } from "../domain/rendered";
 import type { SendDeps, SendOutcome } from "./send-deps";

@@ -3,9 +3,10 @@ import type { Broker } from "@emailsvc/messaging";
 import type { Logger } from "@emailsvc/observability";
 import type { AttachmentStore } from "../attachments/attachment-store";
 import type { SafeDownloader } from "../attachments/safe-download";
+import type { AuthContext } from "@emailsvc/http";
+import type { IdempotencyContext } from "../idempotency/idempotency.middleware";
 import type { StoredResponse } from "../idempotency/idempotency-store";
-import type { TemplateCache } from "../templates/template-cache";
-import type { AcceptResult, AcceptSendInput } from "./accept-send";
+import { type AcceptResult, type AcceptSendInput, type TemplateCache } from "@emailsvc/sending";
 
 /** What the send use cases need (a subset of Deps, so tests can build it by hand). */
 export interface SendDeps {
@@ -25,4 +26,11 @@ export interface SendDeps {
 /** A use case's answer: status + body, `replayed` when it is the stored answer of an earlier identical request. */
 export interface SendOutcome extends StoredResponse {
   replayed?: boolean;
+}
+
+/** Who asked for a v1 send: the key's project and mode, its Idempotency-Key, the request's correlation id. */
+export interface SendEmailContext {
+  auth: AuthContext;
+  idempotency?: IdempotencyContext;
+  correlationId?: string;
 }

@@ -1,20 +1,15 @@
 import { MSG_SEND_EMAIL_MISSING, sendEmailBody } from "@emailsvc/contracts";
 import { renderDoubleBraces } from "@emailsvc/content";
-import { AppError, ErrorCode, type AuthContext } from "@emailsvc/http";
+import { AppError, ErrorCode } from "@emailsvc/http";
 import { checkAttachments, checkAttachmentUrls, storeAttachments } from "../attachments/prepare-attachments";
 import { bodyObject, isMissing, parseBody } from "../domain/parse-body";
 import { distinctLists } from "../domain/recipients";
-import type { IdempotencyContext } from "../idempotency/idempotency.middleware";
 import { apiSendContent, checkAndAcceptApiSend } from "./accept-api-send";
-import { checkSenderAndFilter } from "./filter-suppressed";
+import { checkSenderAndFilter } from "@emailsvc/sending";
 import { rendered } from "../domain/rendered";
-import type { SendDeps, SendOutcome } from "./send-deps";
+import type { SendDeps, SendEmailContext, SendOutcome } from "./send-deps";
 
-export interface SendEmailContext {
-  auth: AuthContext;
-  idempotency?: IdempotencyContext;
-  correlationId?: string;
-}
+export type { SendEmailContext };
 
 export const MSG_QUEUED = "Email queued for sending";
 

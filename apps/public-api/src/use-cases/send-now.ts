@@ -8,7 +8,7 @@ import {
   RoutingKeys,
 } from "@emailsvc/contracts";
 import { BrokerUnavailableError, RpcTimeoutError } from "@emailsvc/messaging";
-import type { AcceptedActivity } from "./accept-send";
+import { type AcceptedActivity, QUOTA_REFUND_CTES } from "@emailsvc/sending";
 import type { SendDeps } from "./send-deps";
 
 export const MSG_PROVIDER_TIMEOUT = "Timed out waiting for the email provider";
@@ -74,11 +74,10 @@ WITH c AS (
   SELECT count(*)::int AS n FROM (
     SELECT id FROM c UNION SELECT id FROM activities WHERE id = ANY($3::uuid[]) AND status = 'failed'
   ) unsent
-), usage AS (
-  UPDATE project_usage SET live_sent = GREATEST(live_sent - n.n, 0)
-    FROM n WHERE project_id = $4::uuid AND period = $5 AND n.n > 0
-)
-UPDATE projects SET total_sent = GREATEST(total_sent - n.n, 0) FROM n WHERE id = $4::uuid AND n.n > 0`;
+), refund AS (
+  SELECT $4::uuid AS project_id, $5::text AS period, n.n FROM n
+), ${QUOTA_REFUND_CTES}
+SELECT 1`;
 
 /**
  * Asks the send-worker to send each activity now (in parallel) over RPC and waits for every answer. All sent:

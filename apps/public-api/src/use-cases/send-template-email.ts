@@ -7,8 +7,7 @@ import {
 } from "@emailsvc/contracts";
 import { renderTemplate } from "@emailsvc/content";
 import { bodyObject, isMissing, parseBody } from "../domain/parse-body";
-import { loadTemplate } from "../repos/template.repo";
-import type { TemplateRef } from "../templates/template-cache";
+import { loadTemplate, type TemplateRef } from "@emailsvc/sending";
 import { apiSendContent, checkAndAcceptApiSend } from "./accept-api-send";
 import { rendered } from "../domain/rendered";
 import type { SendDeps, SendOutcome } from "./send-deps";

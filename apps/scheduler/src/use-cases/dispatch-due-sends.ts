@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Pool, PoolClient } from "@emailsvc/db";
 import { Exchanges, makeEnvelope, RoutingKeys, senderAddressForms, senderDomain } from "@emailsvc/contracts";
 import { senderVerifiedSql } from "@emailsvc/db";
+import { QUOTA_REFUND_CTES } from "@emailsvc/sending";
 
 export interface DispatchOptions {
   pool: Pool;
@@ -26,18 +27,12 @@ export interface DispatchResult {
  * What cancelled activities (`c`: project_id, is_test, scheduled_send_id) give back, as a cancel of the send
  * does: the live quota of the month the send was counted in, and the project's total_sent.
  */
-const REFUND_CTES = `live AS (
+const REFUND_CTES = `refund AS (
   SELECT c.project_id, to_char(s.created_at AT TIME ZONE 'UTC', 'YYYY-MM') AS period, count(*)::int AS n
     FROM c JOIN scheduled_sends s ON s.id = c.scheduled_send_id
    WHERE NOT c.is_test
    GROUP BY 1, 2
-), usage AS (
-  UPDATE project_usage u SET live_sent = GREATEST(u.live_sent - live.n, 0)
-    FROM live WHERE u.project_id = live.project_id AND u.period = live.period
-), total AS (
-  UPDATE projects p SET total_sent = GREATEST(p.total_sent - t.n, 0)
-    FROM (SELECT project_id, sum(n)::int AS n FROM live GROUP BY 1) t WHERE p.id = t.project_id
-)`;
+), ${QUOTA_REFUND_CTES}`;
 
 /**
  * Spec 1.7: "Emails to suppressed recipients (bounced or unsubscribed) are skipped." A scheduled send was checked

@@ -3,3 +3,4 @@ export * from "./sender-address";
 export * from "./leads";
 export * from "./events";
 export * from "./segments";
+export * from "./idempotency";
