@@ -32,12 +32,10 @@ export function adminLeadsRouter(deps: { db: Db }): Router {
     const body = parseInput(createSegmentSchema, req.body);
     const projectId = await projectOf(db, req.params.projectId);
     const segment = await createSegment(db, projectId, body);
-    res
-      .status(201)
-      .json({
-        success: true,
-        segment: segmentView(segment, await countSegmentMembers(db, projectId, segment)),
-      });
+    res.status(201).json({
+      success: true,
+      segment: segmentView(segment, await countSegmentMembers(db, projectId, segment)),
+    });
   });
 
   r.get("/projects/:projectId/segments", async (req, res) => {

@@ -71,7 +71,7 @@ export function leadsRouter(deps: LeadsRoutesDeps): Router {
   const { db } = deps;
   const pre = [apiKeyAuth(deps.lookupApiKey), deps.rateLimit];
   const body = jsonBody({ limit: LEADS_BODY_LIMIT });
-  const ref = (req: Request) => req.params.ref as string;
+  const ref = (req: Request) => (req.params.id ?? req.params.email) as string;
 
   // One lead (201 created / 200 updated) or `{ leads: [...] }` (200, one result per item, bad items do not sink
   // the others).
@@ -131,50 +131,50 @@ export function leadsRouter(deps: LeadsRoutesDeps): Router {
   });
   r.all("/v1/leads", methodNotAllowed("GET", "HEAD", "POST"));
 
-  r.get("/v1/leads/:ref", ...pre, async (req, res) => {
+  r.get("/v1/leads/:id", ...pre, async (req, res) => {
     res.json({ success: true, lead: await getLead(db, getAuth(res).projectId, ref(req)) });
   });
-  r.put("/v1/leads/:ref", ...pre, ...body, async (req, res) => {
+  r.put("/v1/leads/:id", ...pre, ...body, async (req, res) => {
     const input = parseInput(leadUpdateSchema, objectBody(req));
     res.json(await updateLead(db, getAuth(res).projectId, ref(req), input));
   });
-  r.delete("/v1/leads/:ref", ...pre, async (req, res) => {
+  r.delete("/v1/leads/:id", ...pre, async (req, res) => {
     res.json(await deleteLead(db, getAuth(res).projectId, ref(req)));
   });
-  r.all("/v1/leads/:ref", methodNotAllowed("GET", "HEAD", "PUT", "DELETE"));
+  r.all("/v1/leads/:id", methodNotAllowed("GET", "HEAD", "PUT", "DELETE"));
 
-  r.post("/v1/leads/:ref/segments", ...pre, ...body, async (req, res) => {
+  r.post("/v1/leads/:id/segments", ...pre, ...body, async (req, res) => {
     const { segment_ids } = parseInput(leadSegmentsSchema, objectBody(req));
     res.json(await addLeadToSegments(db, getAuth(res).projectId, ref(req), segment_ids));
   });
-  r.all("/v1/leads/:ref/segments", methodNotAllowed("POST"));
-  r.delete("/v1/leads/:ref/segments/:segmentId", ...pre, async (req, res) => {
+  r.all("/v1/leads/:id/segments", methodNotAllowed("POST"));
+  r.delete("/v1/leads/:id/segments/:segmentId", ...pre, async (req, res) => {
     res.json(
       await removeLeadFromSegment(db, getAuth(res).projectId, ref(req), req.params.segmentId as string),
     );
   });
-  r.all("/v1/leads/:ref/segments/:segmentId", methodNotAllowed("DELETE"));
+  r.all("/v1/leads/:id/segments/:segmentId", methodNotAllowed("DELETE"));
 
-  r.get("/v1/leads/:ref/tags", ...pre, async (req, res) => {
+  r.get("/v1/leads/:email/tags", ...pre, async (req, res) => {
     res.json(await getLeadTags(db, getAuth(res).projectId, ref(req)));
   });
-  r.post("/v1/leads/:ref/tags", ...pre, ...body, async (req, res) => {
+  r.post("/v1/leads/:email/tags", ...pre, ...body, async (req, res) => {
     const { tags } = parseInput(leadTagsSchema, objectBody(req));
     res.json(await addLeadTags(db, getAuth(res).projectId, ref(req), tags));
   });
-  r.delete("/v1/leads/:ref/tags", ...pre, ...body, async (req, res) => {
+  r.delete("/v1/leads/:email/tags", ...pre, ...body, async (req, res) => {
     const { tags } = parseInput(leadTagsSchema, objectBody(req));
     res.json(await removeLeadTags(db, getAuth(res).projectId, ref(req), tags));
   });
-  r.all("/v1/leads/:ref/tags", methodNotAllowed("GET", "HEAD", "POST", "DELETE"));
+  r.all("/v1/leads/:email/tags", methodNotAllowed("GET", "HEAD", "POST", "DELETE"));
 
-  r.get("/v1/leads/:ref/attributes", ...pre, async (req, res) => {
+  r.get("/v1/leads/:email/attributes", ...pre, async (req, res) => {
     res.json(await getLeadAttributes(db, getAuth(res).projectId, ref(req)));
   });
-  r.post("/v1/leads/:ref/attributes", ...pre, ...body, async (req, res) => {
+  r.post("/v1/leads/:email/attributes", ...pre, ...body, async (req, res) => {
     const { attributes } = parseInput(leadAttributesSchema, objectBody(req));
     res.json(await mergeLeadAttributes(db, getAuth(res).projectId, ref(req), attributes));
   });
-  r.all("/v1/leads/:ref/attributes", methodNotAllowed("GET", "HEAD", "POST"));
+  r.all("/v1/leads/:email/attributes", methodNotAllowed("GET", "HEAD", "POST"));
   return r;
 }

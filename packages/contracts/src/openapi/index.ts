@@ -1,5 +1,6 @@
 import { buildDocument, type RouteDoc } from "./builder";
 import { domainRoutes } from "./domains.routes";
+import { eventRoutes, leadRoutes } from "./leads-events.routes";
 import { receiverRoutes } from "./receivers.routes";
 import { sendRoutes } from "./sends.routes";
 
@@ -7,7 +8,13 @@ export * from "./builder";
 export { sendBatchBody } from "./sends.routes";
 
 /** Every public route (through the gateway), in the order the reference shows them. */
-export const publicRoutes: RouteDoc[] = [...sendRoutes, ...domainRoutes, ...receiverRoutes];
+export const publicRoutes: RouteDoc[] = [
+  ...sendRoutes,
+  ...eventRoutes,
+  ...leadRoutes,
+  ...domainRoutes,
+  ...receiverRoutes,
+];
 
 let cached: ReturnType<typeof buildDocument> | undefined;
 
