@@ -46,6 +46,10 @@ projects
     "--on-send-unknown <resend|fail>",
     "a send the worker died holding, unanswered after the reconcile window: resend it or fail it (outcome_unknown)",
   )
+  .option(
+    "--auto-leads-subscribed <true|false>",
+    "leads created by an event for an unknown email: subscribed (true) or left unknown, not opted in (false, default)",
+  )
   .action(async (id: string, o: Record<string, string | undefined>) => {
     const v = (x: string | undefined) => (x === undefined ? undefined : x === "" ? null : x);
     print(
@@ -57,6 +61,8 @@ projects
         inbound_webhook_url_dev: v(o.inboundWebhookUrlDev),
         default_timezone: v(o.defaultTimezone),
         on_send_unknown: o.onSendUnknown,
+        auto_leads_subscribed:
+          o.autoLeadsSubscribed === undefined ? undefined : o.autoLeadsSubscribed === "true",
       }),
     );
   });
@@ -144,6 +150,98 @@ webhooks
   .description("send a stored delivery again (for example one that exhausted its attempts)")
   .action(async (id: string) =>
     print(await call(target(), "POST", route`/webhook-deliveries/${id}/redeliver`)),
+  );
+
+/** `?a=1&b=2` of the options given (undefined ones left out). */
+const query = (o: Record<string, string | undefined>): string => {
+  const q = new URLSearchParams(Object.entries(o).filter((e): e is [string, string] => e[1] !== undefined));
+  return q.size ? `?${q.toString()}` : "";
+};
+
+const leads = program.command("leads").description("list a project's leads");
+leads
+  .command("list <projectId>")
+  .option("--email <email>")
+  .option("--tag <tag>")
+  .option("--segment <segmentId>")
+  .option("--subscription <state>", "unknown | subscribed | unsubscribed")
+  .option("--page <n>")
+  .option("--per-page <n>", "at most 200")
+  .action(async (id: string, o: Record<string, string | undefined>) =>
+    print(
+      await call(
+        target(),
+        "GET",
+        route`/projects/${id}/leads` +
+          query({
+            email: o.email,
+            tag: o.tag,
+            segment: o.segment,
+            subscription: o.subscription,
+            page: o.page,
+            per_page: o.perPage,
+          }),
+      ),
+    ),
+  );
+
+const segments = program.command("segments").description("create, list, show and delete segments");
+segments
+  .command("list <projectId>")
+  .description("every segment with its live member count")
+  .action(async (id: string) => print(await call(target(), "GET", route`/projects/${id}/segments`)));
+segments
+  .command("show <projectId> <segmentId>")
+  .action(async (id: string, sid: string) =>
+    print(await call(target(), "GET", route`/projects/${id}/segments/${sid}`)),
+  );
+segments
+  .command("create <projectId>")
+  .requiredOption("--name <name>")
+  .option(
+    "--filter <json>",
+    'a dynamic segment\'s filter, e.g. \'{"all":[{"tag":"vip"},{"event":"purchase","min_count":2,"within_days":30}]}\'',
+  )
+  .action(async (id: string, o: { name: string; filter?: string }) =>
+    print(
+      await call(target(), "POST", route`/projects/${id}/segments`, {
+        name: o.name,
+        type: o.filter ? "dynamic" : "static",
+        ...(o.filter ? { filter: JSON.parse(o.filter) as unknown } : {}),
+      }),
+    ),
+  );
+segments
+  .command("delete <projectId> <segmentId>")
+  .action(async (id: string, sid: string) =>
+    print(await call(target(), "DELETE", route`/projects/${id}/segments/${sid}`)),
+  );
+
+const events = program.command("events").description("list a project's custom events");
+events
+  .command("list <projectId>")
+  .option("--email <email>")
+  .option("--event <name>")
+  .option("--since <iso>")
+  .option("--until <iso>")
+  .option("--page <n>")
+  .option("--per-page <n>", "at most 200")
+  .action(async (id: string, o: Record<string, string | undefined>) =>
+    print(
+      await call(
+        target(),
+        "GET",
+        route`/projects/${id}/events` +
+          query({
+            email: o.email,
+            event: o.event,
+            since: o.since,
+            until: o.until,
+            page: o.page,
+            per_page: o.perPage,
+          }),
+      ),
+    ),
   );
 
 program
