@@ -3,3 +3,4 @@ export * from "./http";
 export * from "./openapi";
 export * from "./errors";
 export * from "./reply-address";
+export * from "./ids";

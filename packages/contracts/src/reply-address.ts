@@ -1,4 +1,5 @@
 import { randomFillSync } from "node:crypto";
+import { UUID_SOURCE } from "./ids";
 
 /** Spec 8: "Reply token length 8 characters". */
 export const REPLY_TOKEN_LENGTH = 8;
@@ -34,8 +35,6 @@ export function newReplyToken(): string {
 
 export const isReplyToken = (value: string): boolean => /^[a-z0-9]{8}$/.test(value);
 
-const UUID = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}";
-
 /**
  * The Reply-To address of a send with a token (spec 4.11): `r-<token>@{inbound_domain}`. Built by the
  * send-worker, parsed by inbound-mail; the token is drawn when the send is accepted.
@@ -60,7 +59,7 @@ export function parseReplyAddress(address: string, inboundDomain: string): Parse
   const local = address.slice(0, at).toLowerCase();
   const token = /^r-([a-z0-9]{8})$/.exec(local);
   if (token) return { form: "token", token: token[1]! };
-  const legacy = new RegExp(`^reply\\+(${UUID})-(${UUID})$`).exec(local);
+  const legacy = new RegExp(`^reply\\+(${UUID_SOURCE})-(${UUID_SOURCE})$`).exec(local);
   if (legacy) return { form: "legacy", projectId: legacy[1]!, activityId: legacy[2]! };
   return null;
 }

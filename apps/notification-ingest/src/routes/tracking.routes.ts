@@ -1,10 +1,10 @@
+import { isUuid } from "@emailsvc/contracts";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import encodeUrl from "encodeurl";
 import { verifyTrackedUrl } from "@emailsvc/content";
 
 // 1×1 transparent GIF
 const GIF = Buffer.from("R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7", "base64");
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface TrackingDeps {
   secret: string;
@@ -38,7 +38,7 @@ const REFUSED = Buffer.from(JSON.stringify({ success: false, error: "Invalid or 
 
 /** The signed target of a click link: exactly one `url` (http or https) and its signature, or null. */
 function signedTarget(secret: string, activityId: string, rawUrl: string): string | null {
-  if (!UUID.test(activityId)) return null;
+  if (!isUuid(activityId)) return null;
   const q = rawUrl.indexOf("?");
   const params = new URLSearchParams(q < 0 ? "" : rawUrl.slice(q + 1));
   const urls = params.getAll("url");
@@ -64,7 +64,7 @@ export function trackingFastPath(deps: Pick<TrackingDeps, "record" | "secret">) 
     const counts = req.method === "GET";
     if (m[1] === "o") {
       answerPixel(res);
-      if (counts && UUID.test(id)) deps.record(id, "open");
+      if (counts && isUuid(id)) deps.record(id, "open");
       return true;
     }
     const target = signedTarget(deps.secret, id, url);

@@ -1,9 +1,8 @@
+import { isUuid } from "@emailsvc/contracts";
 import { Router, type Response } from "express";
 import { escapeHtml, verifyUnsubscribe } from "@emailsvc/content";
 import type { Db } from "@emailsvc/db";
 import { methodNotAllowed } from "@emailsvc/http";
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const page = (res: Response, status: number, title: string, body: string): void => {
   res
@@ -27,7 +26,7 @@ const INVALID = "<p>This unsubscribe link is not valid. Use the link in the emai
 
 /** The activity the link was written for, or null when the link is not one we signed. */
 async function recipientOf(db: Db, secret: string, id: string, sig: unknown) {
-  if (!UUID.test(id) || typeof sig !== "string" || !verifyUnsubscribe(secret, id, sig)) return null;
+  if (!isUuid(id) || typeof sig !== "string" || !verifyUnsubscribe(secret, id, sig)) return null;
   const r = await db.pool.query<{ recipient: string; project_id: string; suppressed: boolean }>(
     `SELECT a.recipient, a.project_id,
             EXISTS (SELECT 1 FROM suppressions s WHERE s.project_id = a.project_id AND s.email = lower(a.recipient)) AS suppressed

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { domainToUnicode } from "node:url";
-import { Exchanges, makeEnvelope, type RoutingKey } from "@emailsvc/contracts";
+import { Exchanges, isUuid, makeEnvelope, type RoutingKey } from "@emailsvc/contracts";
 import { clientWebhookExistsSql, timeOrderedUuid, type Db } from "@emailsvc/db";
 import { ALLOWED_FROM, EVENT_MAP, eventDetails, eventTimestamp, type SesEvent } from "../domain/ses-event";
 
@@ -190,10 +190,7 @@ function toRow({ snsMessageId, event }: ProviderNotification): Row | null {
     : null;
   return {
     messageId: event.mail.messageId,
-    tagged:
-      tagged && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(tagged)
-        ? tagged
-        : null,
+    tagged: isUuid(tagged) ? tagged : null,
     eventRecordId,
     stored: map.stored,
     snsMessageId,

@@ -1,4 +1,4 @@
-import { normalizeLeadEmail } from "@emailsvc/contracts";
+import { isUuid, normalizeLeadEmail } from "@emailsvc/contracts";
 import type { Db } from "@emailsvc/db";
 import { AppError, ErrorCode } from "@emailsvc/http";
 
@@ -43,8 +43,6 @@ export function leadView(row: LeadRow) {
 }
 export type LeadView = ReturnType<typeof leadView>;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 export const MSG_LEAD_NOT_FOUND = "Lead not found";
 
 /**
@@ -60,7 +58,7 @@ export async function findLead(db: Db, projectId: string, ref: string): Promise<
         [projectId, normalizeLeadEmail(ref)],
       )
     ).rows[0];
-  } else if (UUID.test(ref)) {
+  } else if (isUuid(ref)) {
     row = (
       await db.pool.query<LeadRow>(`SELECT ${LEAD_COLUMNS} FROM leads WHERE project_id = $1 AND id = $2`, [
         projectId,

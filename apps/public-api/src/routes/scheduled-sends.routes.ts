@@ -1,3 +1,4 @@
+import { isUuid } from "@emailsvc/contracts";
 import { Router } from "express";
 import { withTransaction, type Db } from "@emailsvc/db";
 import {
@@ -9,8 +10,6 @@ import {
   type ApiKeyLookup,
 } from "@emailsvc/http";
 import { refundQuota, usagePeriod } from "@emailsvc/sending";
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 interface Row {
   id: string;
@@ -37,7 +36,7 @@ export function scheduledSendsRouter(deps: { db: Db; lookupApiKey: ApiKeyLookup 
   const auth = apiKeyAuth(deps.lookupApiKey);
 
   async function find(projectId: string, id: string): Promise<Row> {
-    const row = UUID.test(id)
+    const row = isUuid(id)
       ? (
           await deps.db.pool.query<Row>("SELECT * FROM scheduled_sends WHERE id = $1 AND project_id = $2", [
             id,

@@ -1,4 +1,4 @@
-import { segmentFilterSchema, type SegmentFilter } from "@emailsvc/contracts";
+import { isUuid, type SegmentFilter, segmentFilterSchema } from "@emailsvc/contracts";
 import type { Db } from "@emailsvc/db";
 import { AppError, ErrorCode } from "@emailsvc/http";
 import { compileSegmentFilter, type SqlParams } from "./compile-segment-filter";
@@ -14,7 +14,6 @@ export interface SegmentRow {
 
 export const SEGMENT_COLUMNS = "id, name, type, filter, created_at, updated_at";
 export const MSG_SEGMENT_NOT_FOUND = "Segment not found";
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function segmentView(s: SegmentRow, memberCount?: number) {
   return {
@@ -29,7 +28,7 @@ export function segmentView(s: SegmentRow, memberCount?: number) {
 }
 
 export async function findSegment(db: Db, projectId: string, id: string): Promise<SegmentRow> {
-  const row = UUID.test(id)
+  const row = isUuid(id)
     ? (
         await db.pool.query<SegmentRow>(
           `SELECT ${SEGMENT_COLUMNS} FROM segments WHERE project_id = $1 AND id = $2`,

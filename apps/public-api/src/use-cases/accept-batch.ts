@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { Exchanges, isEmailAddress, makeEnvelope, RoutingKeys } from "@emailsvc/contracts";
+import { Exchanges, isEmailAddress, isUuid, makeEnvelope, RoutingKeys } from "@emailsvc/contracts";
 import { AppError, ErrorCode, type AuthContext } from "@emailsvc/http";
 import { timeOrderedUuid } from "@emailsvc/db";
 import {
@@ -19,7 +19,6 @@ import type { SendDeps, SendOutcome } from "./send-deps";
 export const MAX_BATCH = 12_500;
 /** Activity ids per email.send-requested message: workers spread a big batch over many messages. */
 const IDS_PER_MESSAGE = 500;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const bad = (message: string) => new AppError(ErrorCode.VALIDATION, message);
 /**
@@ -89,7 +88,7 @@ async function validate(body: Record<string, unknown>) {
   // (its length rule belongs to parseSchedule)
   if (body.scheduled_at != null && typeof body.scheduled_at !== "string")
     throw bad("scheduled_at must be a string");
-  if (templateId && !UUID.test(templateId)) throw bad("templateId must be a template UUID");
+  if (templateId && !isUuid(templateId)) throw bad("templateId must be a template UUID");
   return {
     sender: String(body.sender).trim().toLowerCase(),
     senderName: present(body.senderName) ? String(body.senderName).trim() : null,

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { AppError, ErrorCode, internalSendEmailBody, missingFieldMessage } from "@emailsvc/contracts";
+import { AppError, ErrorCode, internalSendEmailBody, isUuid, missingFieldMessage } from "@emailsvc/contracts";
 import { renderDoubleBraces, renderTemplate } from "@emailsvc/content";
 import { timeOrderedUuid } from "@emailsvc/db";
 import { checkAttachments, checkAttachmentUrls, storeAttachments } from "../attachments/prepare-attachments";
@@ -28,12 +28,10 @@ export interface InternalSendContext {
   correlationId?: string;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 async function resolveProject(deps: SendDeps, header: string | undefined): Promise<string | null> {
   if (header === undefined || header.trim() === "") return null;
   const id = header.trim();
-  if (!UUID.test(id)) throw new AppError(ErrorCode.VALIDATION, "x-project-id must be a project UUID");
+  if (!isUuid(id)) throw new AppError(ErrorCode.VALIDATION, "x-project-id must be a project UUID");
   const { rowCount } = await deps.db.pool.query("SELECT 1 FROM projects WHERE id = $1", [id]);
   if (!rowCount) throw new AppError(ErrorCode.NOT_FOUND, "Project not found");
   return id.toLowerCase();
@@ -41,7 +39,7 @@ async function resolveProject(deps: SendDeps, header: string | undefined): Promi
 
 /** `templateId` is a template UUID or, as a convenience, its per-project internal id. */
 function templateRef(templateId: string): TemplateRef | null {
-  if (UUID.test(templateId)) return { id: templateId };
+  if (isUuid(templateId)) return { id: templateId };
   const internalId = positiveInt(templateId);
   return internalId === null ? null : { internalId };
 }
