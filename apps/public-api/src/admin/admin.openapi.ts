@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { createSegmentSchema, listEventsQuery, listLeadsQuery } from "@emailsvc/contracts";
 import {
   addSenderSchema,
   createProjectSchema,
@@ -26,6 +27,14 @@ const projectId = {
   required: true,
   schema: { type: "string", format: "uuid" },
 };
+
+const queryParams = (schema: z.ZodObject) =>
+  Object.keys(schema.shape).map((name) => ({
+    name,
+    in: "query",
+    required: false,
+    schema: { type: "string" },
+  }));
 
 /** OpenAPI 3.1 description of the admin API, with request bodies generated from the same zod schemas. */
 export function adminOpenApi() {
@@ -92,6 +101,41 @@ export function adminOpenApi() {
           summary: "Add a verified sender address (local use)",
           requestBody: json(addSenderSchema),
           responses: { 201: ok("sender"), 409: ok("the address or its domain belongs to another project") },
+        },
+      },
+      "/admin/projects/{projectId}/segments": {
+        parameters: [projectId],
+        get: { summary: "Segments with their live member counts", responses: { 200: ok("segments") } },
+        post: {
+          summary:
+            "Create a static segment (members added through POST /v1/leads/:id/segments) or a dynamic one (a filter " +
+            "over attributes, tags, subscription and event history, compiled to parameterised SQL)",
+          requestBody: json(createSegmentSchema),
+          responses: { 201: ok("segment with member_count"), 409: ok("a segment of that name exists") },
+        },
+      },
+      "/admin/projects/{projectId}/segments/{segmentId}": {
+        parameters: [
+          projectId,
+          { name: "segmentId", in: "path", required: true, schema: { type: "string", format: "uuid" } },
+        ],
+        get: { summary: "A segment with its live member count", responses: { 200: ok("segment") } },
+        delete: { summary: "Delete a segment (its leads stay)", responses: { 200: ok("deleted") } },
+      },
+      "/admin/projects/{projectId}/leads": {
+        parameters: [projectId],
+        get: {
+          summary: "A project's leads (the filters and pages of GET /v1/leads)",
+          parameters: queryParams(listLeadsQuery),
+          responses: { 200: ok("leads") },
+        },
+      },
+      "/admin/projects/{projectId}/events": {
+        parameters: [projectId],
+        get: {
+          summary: "A project's custom events (the filters and pages of GET /v1/events)",
+          parameters: queryParams(listEventsQuery),
+          responses: { 200: ok("events") },
         },
       },
       "/admin/webhook-deliveries": {
