@@ -33,6 +33,17 @@ describe("nginx gateway (infra/gateway/nginx.conf)", () => {
     },
   );
 
+  it("keeps connections to every upstream alive (HTTP/1.1, no Connection header passed on, a keepalive pool)", () => {
+    expect(conf).toMatch(/^\s*proxy_http_version 1\.1;/m);
+    expect(conf).toMatch(/^\s*proxy_set_header Connection "";/m);
+    const upstreams = [...conf.matchAll(/upstream\s+(\w+)\s*\{([^}]*)\}/g)];
+    expect(upstreams.map((u) => u[1]).sort()).toEqual(
+      [...new Set(locations.filter((l) => l.upstream).map((l) => l.upstream!))].sort(),
+    );
+    for (const [, name, body] of upstreams)
+      expect(`${name}: ${/keepalive (\d+);/.exec(body!)?.[1]}`).toMatch(/: \d+$/);
+  });
+
   it("answers anything else with 404", () => {
     expect(conf).toMatch(/location \/ \{[^}]*return 404/);
   });
@@ -44,6 +55,7 @@ describe("local gateway (src/gateway.ts)", () => {
   let base: string;
   const seen: (string | undefined)[] = [];
   const raw: string[][] = [];
+  let accepted = 0;
   beforeAll(async () => {
     upstream = http.createServer((req, res) => {
       seen.push(req.headers["x-request-id"] as string | undefined);
@@ -51,6 +63,7 @@ describe("local gateway (src/gateway.ts)", () => {
       res.setHeader("X-Request-Id", String(req.headers["x-request-id"]));
       res.end("{}");
     });
+    upstream.on("connection", () => accepted++);
     await new Promise<void>((r) => upstream.listen(0, "127.0.0.1", r));
     const up = (upstream.address() as AddressInfo).port;
     // a port nothing listens on, for the 502
@@ -83,6 +96,29 @@ describe("local gateway (src/gateway.ts)", () => {
     expect([notFound.status, notFound.headers.get("x-request-id")]).toEqual([404, expect.any(String)]);
     const down = await fetch(`${base}/domains`, { headers: { "X-Request-Id": "trace-43" } });
     expect([down.status, down.headers.get("x-request-id")]).toEqual([502, "trace-43"]);
+  });
+
+  it("reuses its connections to the service: 50 sequential requests, then 5 waves of 10, open at most 10 sockets", async () => {
+    const before = accepted;
+    const count = seen.length;
+    // a caller's `Connection: close` closes the caller's connection only
+    const get = (close: boolean) =>
+      new Promise<number>((resolve, reject) => {
+        const agent = new http.Agent({ keepAlive: false });
+        http
+          .get(`${base}/v1/x`, { agent, headers: close ? { Connection: "close" } : {} }, (res) => {
+            res.resume();
+            res.on("end", () => resolve(res.statusCode!));
+          })
+          .on("error", reject);
+      });
+    for (let i = 0; i < 50; i++) expect(await get(i % 2 === 0)).toBe(200);
+    expect(accepted - before).toBeLessThanOrEqual(1);
+    for (let wave = 0; wave < 5; wave++) {
+      expect(await Promise.all(Array.from({ length: 10 }, () => get(false)))).toEqual(Array(10).fill(200));
+    }
+    expect(seen.length - count).toBe(100);
+    expect(accepted - before).toBeLessThanOrEqual(10);
   });
 
   it("passes a repeated header on as separate lines (two Idempotency-Keys stay two, for the service's 400)", async () => {
