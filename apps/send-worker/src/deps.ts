@@ -1,9 +1,7 @@
 import Redis from "ioredis";
-import { createOutboxStore } from "@emailsvc/db";
-import { type OutboxRelay, startOutboxRelay } from "@emailsvc/messaging";
 import { createS3Client, createSesClient } from "@emailsvc/provider";
 import type { Logger } from "@emailsvc/observability";
-import { type BaseDeps, createBaseDeps } from "@emailsvc/runtime";
+import { type BaseDeps, createBaseDeps, createOutbox, type Outbox } from "@emailsvc/runtime";
 import type { Env } from "./env";
 import { createRateLimiter } from "./infra/rate-limiter";
 import { createSendStatements } from "./repos/activity.repo";
@@ -12,7 +10,7 @@ import type { SendActivityDeps } from "./use-cases/send-activity";
 export interface Deps extends BaseDeps {
   env: Env;
   redis: Redis;
-  relay: OutboxRelay;
+  outbox: Outbox;
   send: SendActivityDeps;
 }
 
@@ -26,13 +24,7 @@ export async function createDeps(env: Env): Promise<Deps> {
   };
   const redis = new Redis(env.REDIS_URL, { maxRetriesPerRequest: 3, lazyConnect: false });
   redis.on("error", (err) => base.logger.warn({ err: err.message }, "redis error"));
-  const relay = startOutboxRelay({
-    store: createOutboxStore(base.db.pool),
-    broker: base.broker,
-    intervalMs: 1000,
-    batchSize: 500,
-    logger: base.logger,
-  });
+  const outbox = createOutbox(base);
   const send: SendActivityDeps = {
     db: base.db,
     statements: createSendStatements(base.db),
@@ -51,14 +43,14 @@ export async function createDeps(env: Env): Promise<Deps> {
     attachmentsBucket: env.ATTACHMENTS_BUCKET,
     inboundDomain: env.INBOUND_DOMAIN,
     tracking: { baseUrl: env.PUBLIC_BASE_URL, secret: env.TRACKING_SECRET },
-    kickOutbox: () => relay.kick(),
+    kickOutbox: () => outbox.kick(),
     messageCache: new Map(),
     providerTimeoutMs: env.PROVIDER_TIMEOUT_MS,
     ...(env.SEND_TEST_HOLD_AFTER_CLAIMS === undefined
       ? {}
       : { afterClaim: holdAfterClaims(env.SEND_TEST_HOLD_AFTER_CLAIMS, env.NODE_ENV, base.logger) }),
   };
-  return { ...base, env, redis, relay, send };
+  return { ...base, env, redis, outbox, send };
 }
 
 /**

@@ -35,12 +35,12 @@ runService({
       metrics: deps.metrics,
       afterMs: env.SEND_RECONCILE_AFTER_MS,
       intervalMs: env.SEND_RECONCILE_INTERVAL_MS,
-      onSettled: () => deps.relay.kick(),
+      onSettled: () => deps.outbox.kick(),
     });
     return async () => {
       await reconcile.stop();
       await Promise.all([send.close(), rpc.close()]);
-      await deps.relay.stop();
+      await deps.outbox.stop();
       deps.redis.disconnect();
     };
   },
