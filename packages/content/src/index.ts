@@ -1,3 +1,4 @@
+export * from "./email-content";
 export * from "./escape-html";
 export * from "./inject-tracking";
 export * from "./render-double-braces";

@@ -1,14 +1,12 @@
+import type { EmailContent } from "@emailsvc/content";
 import { LRUCache } from "lru-cache";
 
 /** Spec 8: "Template cache time 5 minutes". */
 export const TEMPLATE_CACHE_TTL_MS = 5 * 60 * 1000;
 
-export interface CachedTemplate {
+export interface CachedTemplate extends EmailContent {
   id: string;
   internalId: number;
-  subject: string;
-  html: string;
-  text: string | null;
 }
 
 /** How a template is asked for: its UUID or its per-project internal id. */

@@ -1,15 +1,13 @@
+import type { EmailContent } from "@emailsvc/content";
 import { timeOrderedUuid } from "@emailsvc/db";
 import type { StoredAttachment } from "../attachments/prepare-attachments";
 import { checkSenderAndFilter, skippedBody, type SuppressionOutcome } from "@emailsvc/sending";
 import type { SendDeps, SendEmailContext, SendOutcome } from "./send-deps";
 
-export interface ApiEmail {
+export interface ApiEmail extends EmailContent {
   emailMessageId: string;
   fromEmail: string;
   fromName: string | null;
-  subject: string;
-  html: string;
-  text: string | null;
   cc: readonly string[];
   bcc: readonly string[];
   attachments: readonly StoredAttachment[];
@@ -17,12 +15,9 @@ export interface ApiEmail {
 }
 
 /** The email as the client wrote it, rendered: what the checks do not change. */
-export interface ApiSendContent {
+export interface ApiSendContent extends EmailContent {
   fromEmail: string;
   fromName: string | null;
-  subject: string;
-  html: string;
-  text: string | null;
 }
 
 /** The content of a v1 send from its body and its rendered parts. */

@@ -1,10 +1,14 @@
-import { htmlToText, injectTracking, renderDoubleBraces, renderTemplate } from "@emailsvc/content";
+import {
+  type EmailContent,
+  htmlToText,
+  injectTracking,
+  type RenderedContent,
+  renderDoubleBraces,
+  renderTemplate,
+} from "@emailsvc/content";
 
-export interface RenderInput {
+export interface RenderInput extends EmailContent {
   activityId: string;
-  subject: string;
-  html: string;
-  text: string | null;
   /** Per-recipient variables (batch); single sends arrive already rendered. */
   data: Record<string, unknown> | null;
   /** A stored template's syntax ({var}) instead of {{var}}. */
@@ -12,11 +16,7 @@ export interface RenderInput {
   tracking: { baseUrl: string; secret: string } | null;
 }
 
-export interface Rendered {
-  subject: string;
-  html: string;
-  text: string;
-}
+export type Rendered = RenderedContent;
 
 /** Per-activity content: batch variables, then the open pixel and signed click links, and a text part. */
 export function renderActivity(input: RenderInput): Rendered {
