@@ -33,7 +33,40 @@ RETURNING id`;
  * events. Two round trips for any number of events (three when a key repeats). The lead creation commits on its
  * own, so concurrent events for the same new email wait on one short insert, not on each other's event inserts.
  */
+/**
+ * The common single event, an email that already has a lead, in one round trip: the lead's id and the insert in
+ * one statement. Null when the lead is missing or the key was used before: the general path then answers.
+ */
+const ONE_SQL = `
+WITH l AS (SELECT id FROM leads WHERE project_id = $1 AND email_normalized = $2),
+ins AS (
+  INSERT INTO lead_events (id, project_id, lead_id, name, properties, occurred_at, idempotency_key)
+  SELECT $3, $1, l.id, $4, $5, $6, $7 FROM l
+  ON CONFLICT (project_id, idempotency_key) DO NOTHING
+  RETURNING id, lead_id
+)
+SELECT id, lead_id FROM ins`;
+
+async function trackKnownLead(db: Db, projectId: string, item: TrackItem): Promise<TrackedEvent | null> {
+  const id = timeOrderedUuids(1)[0]!;
+  const { rows } = await db.pool.query<{ id: string; lead_id: string }>(ONE_SQL, [
+    projectId,
+    normalizeLeadEmail(item.input.email),
+    id,
+    item.input.event,
+    JSON.stringify(item.input.properties ?? {}),
+    (item.input.timestamp ?? new Date()).toISOString(),
+    item.key,
+  ]);
+  const row = rows[0];
+  return row ? { event_id: row.id, recipient_id: row.lead_id, created_lead: false, duplicate: false } : null;
+}
+
 export async function trackEvents(db: Db, projectId: string, items: TrackItem[]): Promise<TrackedEvent[]> {
+  if (items.length === 1) {
+    const one = await trackKnownLead(db, projectId, items[0]!);
+    if (one) return [one];
+  }
   const now = new Date();
   const emails = new Map<string, string>();
   const norms = items.map((i) => {
