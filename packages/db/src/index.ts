@@ -8,3 +8,4 @@ export { createMigration, deployMigrations, diffMigrationsToSchema } from "./mig
 export * from "./sender-verified-sql";
 // The driver types a repository signature may name (only packages/db imports pg itself).
 export type { Pool, PoolClient } from "pg";
+export * from "./activity-status";

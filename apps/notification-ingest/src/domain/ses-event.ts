@@ -22,7 +22,12 @@ export interface SesEvent {
 /** Spec 4.9 mapping: provider event → stored event type, client event, and the status it moves to. */
 export const EVENT_MAP: Record<
   string,
-  { stored: string; clientEvent: string | null; status: string | null; at: string | null }
+  {
+    stored: string;
+    clientEvent: string | null;
+    status: "delivered" | "bounced" | "complained" | null;
+    at: string | null;
+  }
 > = {
   Send: { stored: "sent", clientEvent: null, status: null, at: null }, // email.sent comes from the send-worker
   Delivery: { stored: "delivered", clientEvent: "email.delivered", status: "delivered", at: "delivered_at" },
@@ -35,19 +40,6 @@ export const EVENT_MAP: Record<
   },
   Reject: { stored: "reject", clientEvent: "email.rejected", status: null, at: null },
   DeliveryDelay: { stored: "delivery_delay", clientEvent: "email.delivery_delayed", status: null, at: null },
-};
-
-/**
- * Forward-only statuses (spec 3): the documented paths are queued → sent → delivered → opened → clicked and
- * sent → bounced / complained. A status is only written when the activity is in one of these "from" states,
- * so a late Delivery never overwrites opened, and nothing leaves bounced.
- */
-export const ALLOWED_FROM: Record<string, string[]> = {
-  delivered: ["queued", "sending", "sent"],
-  bounced: ["queued", "sending", "sent", "delivered"],
-  complained: ["queued", "sending", "sent", "delivered", "opened", "clicked"],
-  opened: ["sent", "delivered"],
-  clicked: ["sent", "delivered", "opened"],
 };
 
 export function eventTimestamp(e: SesEvent): Date {

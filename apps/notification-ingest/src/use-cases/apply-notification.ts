@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { domainToUnicode } from "node:url";
 import { Exchanges, isUuid, makeEnvelope, type RoutingKey } from "@emailsvc/contracts";
-import { clientWebhookExistsSql, timeOrderedUuid, type Db } from "@emailsvc/db";
-import { ALLOWED_FROM, EVENT_MAP, eventDetails, eventTimestamp, type SesEvent } from "../domain/ses-event";
+import { ACTIVITY_TRANSITIONS, clientWebhookExistsSql, timeOrderedUuid, type Db } from "@emailsvc/db";
+import { EVENT_MAP, eventDetails, eventTimestamp, type SesEvent } from "../domain/ses-event";
 
 /**
  * `deferred`: another notification for the same activity came earlier in the same batch; it is applied in a
@@ -198,7 +198,8 @@ function toRow({ snsMessageId, event }: ProviderNotification): Row | null {
     payload: JSON.stringify(event),
     isSend: type === "Send",
     status: map.status,
-    allowed: map.status ? (ALLOWED_FROM[map.status] ?? []).join(",") : null,
+    // forward-only (ACTIVITY_TRANSITIONS): a late Delivery never overwrites opened, nothing leaves bounced
+    allowed: map.status ? ACTIVITY_TRANSITIONS[map.status].join(",") : null,
     atColumn: map.status ? map.at : null,
     bounceType: map.status ? (event.bounce?.bounceType ?? null) : null,
     // Hard bounces and complaints suppress the recipient; a soft (Transient) bounce does not.

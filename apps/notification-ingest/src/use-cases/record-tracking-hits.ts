@@ -1,5 +1,12 @@
 import { Exchanges, makeEnvelope } from "@emailsvc/contracts";
-import { clientWebhookExistsSql, timeOrderedUuid, type Db } from "@emailsvc/db";
+import {
+  ACTIVITY_WENT_OUT,
+  clientWebhookExistsSql,
+  movableTo,
+  statusList,
+  timeOrderedUuid,
+  type Db,
+} from "@emailsvc/db";
 
 /** One open-pixel or click hit, as answered; `at` is when it arrived. */
 export interface TrackingHit {
@@ -38,7 +45,7 @@ WITH h AS (
     WITH ORDINALITY AS h(activity_id, kind, at_ms, url, ev_id, ord)
 ), a AS (
   SELECT id, project_id, is_test, opened_first_at FROM activities
-   WHERE id = ANY($1::uuid[]) AND status NOT IN ('scheduled', 'queued', 'sending', 'cancelled', 'failed')
+   WHERE id = ANY($1::uuid[]) AND status IN ${statusList(ACTIVITY_WENT_OUT)}
 ), k AS MATERIALIZED (
   SELECT h.ev_id, h.activity_id, h.kind, to_timestamp(h.at_ms / 1000) AS at, h.ord, 1 AS sub,
          a.project_id, a.is_test, CASE WHEN h.kind = 'click' THEN h.url END AS url
@@ -61,8 +68,8 @@ WITH h AS (
     opened_first_at = COALESCE(t.opened_first_at, g.first_at),
     clicked_first_at = COALESCE(t.clicked_first_at, g.first_click),
     status = CASE
-      WHEN g.first_click IS NOT NULL AND t.clicked_first_at IS NULL AND t.status IN ('sent', 'delivered', 'opened') THEN 'clicked'
-      WHEN t.opened_first_at IS NULL AND t.status IN ('sent', 'delivered') THEN 'opened'
+      WHEN g.first_click IS NOT NULL AND t.clicked_first_at IS NULL AND t.status IN ${movableTo("clicked")} THEN 'clicked'
+      WHEN t.opened_first_at IS NULL AND t.status IN ${movableTo("opened")} THEN 'opened'
       ELSE t.status END,
     updated_at = now()
   FROM g
