@@ -232,7 +232,7 @@ describe("POST /v1/events/bulk", () => {
 
   it("an empty, missing or non-array events, or one bad item, is a 400 naming it; nothing is stored", async () => {
     for (const [body, msg] of [
-      [{ events: [] }, "events: events must not be empty"],
+      [{ events: [] }, "events: must not be empty"],
       [{}, /^events: /],
       [{ events: "x" }, /^events: /],
       [

@@ -91,8 +91,8 @@ export type TrackEventInput = z.output<typeof trackEventSchema>;
 /** Spec 4.7 POST /v1/events/bulk: 1 to 1,000 events. */
 export const trackEventsBulkSchema = z.strictObject({
   events: z
-    .array(z.unknown(), { error: "events must be an array" })
-    .min(1, { error: "events must not be empty" })
+    .array(z.unknown(), { error: "must be an array" })
+    .min(1, { error: "must not be empty" })
     .max(EVENT_LIMITS.bulk, {
       error: (iss) =>
         `Too many events: ${(iss.input as unknown[]).length}. Maximum is ${EVENT_LIMITS.bulk} per request.`,
@@ -102,15 +102,15 @@ export const trackEventsBulkSchema = z.strictObject({
 /** `page` and `per_page` (default 50; more than 200 is read as 200). */
 export const paginationQuery = {
   page: z.coerce
-    .number({ error: "page must be a positive integer" })
-    .int({ error: "page must be a positive integer" })
-    .min(1, { error: "page must be a positive integer" })
-    .max(1_000_000, { error: "page must be at most 1000000" })
+    .number({ error: "must be a positive integer" })
+    .int({ error: "must be a positive integer" })
+    .min(1, { error: "must be a positive integer" })
+    .max(1_000_000, { error: "must be at most 1000000" })
     .default(1),
   per_page: z.coerce
-    .number({ error: "per_page must be a positive integer" })
-    .int({ error: "per_page must be a positive integer" })
-    .min(1, { error: "per_page must be a positive integer" })
+    .number({ error: "must be a positive integer" })
+    .int({ error: "must be a positive integer" })
+    .min(1, { error: "must be a positive integer" })
     .default(EVENT_LIMITS.perPageDefault)
     .transform((n) => Math.min(n, EVENT_LIMITS.perPageMax)),
 };
@@ -128,8 +128,8 @@ export type ListEventsQuery = z.output<typeof listEventsQuery>;
 /** GET /v1/leads (attribute equality comes as `attributes[name]=value`, read by the route). */
 export const listLeadsQuery = z.strictObject({
   email: leadEmail().optional(),
-  tag: z.string().trim().min(1, { error: "tag must not be empty" }).max(64).optional(),
-  segment: z.uuid({ error: "segment must be a segment UUID" }).optional(),
+  tag: z.string().trim().min(1, { error: "must not be empty" }).max(64).optional(),
+  segment: z.uuid({ error: "must be a segment UUID" }).optional(),
   subscription: z
     .enum(SUBSCRIPTION_STATES, { error: `must be one of ${SUBSCRIPTION_STATES.join(", ")}` })
     .optional(),

@@ -166,8 +166,8 @@ export type LeadUpsertInput = z.output<typeof leadUpsertSchema>;
 /** POST /v1/leads in bulk: `{ leads: [...] }`, 1 to 1,000; each item is checked on its own. */
 export const leadBulkSchema = z.strictObject({
   leads: z
-    .array(z.unknown(), { error: "leads must be an array" })
-    .min(1, { error: "leads must not be empty" })
+    .array(z.unknown(), { error: "must be an array" })
+    .min(1, { error: "must not be empty" })
     .max(LEAD_LIMITS.bulk, {
       error: (iss) =>
         `Too many leads: ${(iss.input as unknown[]).length}. Maximum is ${LEAD_LIMITS.bulk} per request.`,
@@ -188,7 +188,7 @@ export type LeadUpdateInput = z.output<typeof leadUpdateSchema>;
 
 /** POST / DELETE /v1/leads/:email/tags. */
 export const leadTagsSchema = z.strictObject({
-  tags: tagListSchema().refine((t) => t.length > 0, { error: "tags must not be empty" }),
+  tags: tagListSchema().refine((t) => t.length > 0, { error: "must not be empty" }),
 });
 
 /** POST /v1/leads/:email/attributes: merged into the lead's; a name set to null is removed. */
@@ -197,10 +197,10 @@ export const leadAttributesSchema = z.strictObject({ attributes: attributesSchem
 /** POST /v1/leads/:id/segments. */
 export const leadSegmentsSchema = z.strictObject({
   segment_ids: z
-    .array(z.uuid({ error: "segment_ids must hold segment UUIDs" }), {
-      error: "segment_ids must be an array",
+    .array(z.uuid({ error: "must hold segment UUIDs" }), {
+      error: "must be an array",
     })
-    .min(1, { error: "segment_ids must not be empty" })
-    .max(100, { error: "segment_ids holds at most 100 ids" })
+    .min(1, { error: "must not be empty" })
+    .max(100, { error: "holds at most 100 ids" })
     .transform((ids) => [...new Set(ids.map((id) => id.toLowerCase()))]),
 });
