@@ -1,4 +1,3 @@
-import { Queues } from "@emailsvc/contracts";
 import { runService } from "@emailsvc/runtime";
 import { createApp } from "./app";
 import { notificationConsumer } from "./consumers/notification.consumer";
@@ -11,7 +10,6 @@ runService({
   createApp,
   startWork: async (deps, env) => {
     const consumer = await deps.broker.consume(
-      Queues.notificationIngest,
       notificationConsumer({ db: deps.db, logger: deps.logger, kickOutbox: () => deps.outbox.kick() }),
       { prefetch: env.NOTIFICATION_PREFETCH },
     );

@@ -5,7 +5,14 @@
 import { randomUUID } from "node:crypto";
 import http from "node:http";
 import request from "supertest";
-import { makeEnvelope, messagingTopology, publicRoutesOf, Queues, RoutingKeys } from "@emailsvc/contracts";
+import {
+  makeEnvelope,
+  messagingTopology,
+  publicRoutesOf,
+  Queues,
+  RoutingKeys,
+  type Envelope,
+} from "@emailsvc/contracts";
 import { listExpressRoutes } from "@emailsvc/http";
 import { signTrackedUrl, unsubscribeUrl } from "@emailsvc/content";
 import { createDb } from "@emailsvc/db";
@@ -600,7 +607,9 @@ describe("notification processing (spec 4.9 mapping)", () => {
     const first = await newActivity();
     const a = await newActivity({ status: "sending" });
     let kicks = 0;
-    const handle = notificationConsumer({ db, logger, kickOutbox: () => void kicks++ });
+    const consumer = notificationConsumer({ db, logger, kickOutbox: () => void kicks++ });
+    const ctx = { attempt: 1, redelivered: false, headers: {}, routingKey: Queues.notificationIngest };
+    const handle = (e: Envelope) => consumer.handle(e, ctx);
     const envelope = (event: unknown) =>
       makeEnvelope(
         RoutingKeys.providerNotification,
@@ -625,11 +634,9 @@ describe("notification processing (spec 4.9 mapping)", () => {
 
   it("applies deliveries taken from the queue together and acks each of them", async () => {
     const acts = await Promise.all(Array.from({ length: 30 }, () => newActivity()));
-    const consumer = await broker.consume(
-      Queues.notificationIngest,
-      notificationConsumer({ db, logger, kickOutbox: () => undefined }),
-      { prefetch: 20 },
-    );
+    const consumer = await broker.consume(notificationConsumer({ db, logger, kickOutbox: () => undefined }), {
+      prefetch: 20,
+    });
     try {
       const app = createApp(deps);
       await Promise.all(
@@ -657,11 +664,9 @@ describe("notification processing (spec 4.9 mapping)", () => {
 
   it("is consumed from the queue end to end", async () => {
     const a = await newActivity();
-    const consumer = await broker.consume(
-      Queues.notificationIngest,
-      notificationConsumer({ db, logger, kickOutbox: () => undefined }),
-      { prefetch: 20 },
-    );
+    const consumer = await broker.consume(notificationConsumer({ db, logger, kickOutbox: () => undefined }), {
+      prefetch: 20,
+    });
     try {
       await request(createApp(deps))
         .post("/webhooks/provider")

@@ -168,7 +168,7 @@ export async function observeSendRequests(): Promise<CommandObserver> {
   });
   await broker.ready();
   const received: Envelope<{ activityIds: string[] }>[] = [];
-  await broker.consume<{ activityIds: string[] }>(TEST_COMMANDS_QUEUE, (env) => void received.push(env), {
+  await broker.consumeRaw<{ activityIds: string[] }>(TEST_COMMANDS_QUEUE, (env) => void received.push(env), {
     prefetch: 50,
   });
   return {

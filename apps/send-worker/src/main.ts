@@ -21,9 +21,7 @@ runService({
       deps.logger.warn({ err }, "provider warm-up call failed; starting anyway"),
     );
     const run = createSemaphore(env.SEND_PREFETCH);
-    const send = await deps.broker.consume(Queues.sendWorkerSend, sendConsumer(deps.send, run), {
-      prefetch: env.SEND_PREFETCH,
-    });
+    const send = await deps.broker.consume(sendConsumer(deps.send, run), { prefetch: env.SEND_PREFETCH });
     const rpc = await deps.broker.serveRpc(Queues.sendWorkerRpc, rpcConsumer(deps.send), {
       prefetch: env.SEND_PREFETCH,
     });

@@ -199,11 +199,7 @@ describe("send-worker (real PostgreSQL, Redis, s3rver, provider simulator)", () 
   });
 
   it("a redelivered send request sends nobody twice", async () => {
-    const consumer = await h.broker.consume(
-      Queues.sendWorkerSend,
-      sendConsumer(h.deps, createSemaphore(20)),
-      { prefetch: 20 },
-    );
+    const consumer = await h.broker.consume(sendConsumer(h.deps, createSemaphore(20)), { prefetch: 20 });
     try {
       const s = await insertSend(h, { recipients: ["once@example.com"] });
       await publishSend(s.activityIds, s.projectId);
@@ -256,12 +252,12 @@ describe("send-worker (real PostgreSQL, Redis, s3rver, provider simulator)", () 
       { projectId: s.projectId },
     );
     const ctx = (attempt: number) => ({ attempt, redelivered: false, headers: {}, routingKey: "x" });
-    await expect(consume(envelope, ctx(1))).rejects.toThrow(RetryableError);
+    await expect(consume.handle(envelope, ctx(1))).rejects.toThrow(RetryableError);
     expect((await activityRow(h, s.activityIds[0]!)).status).toBe("sent");
     expect((await activityRow(h, s.activityIds[2]!)).status).toBe("sent");
     expect((await activityRow(h, bad)).status).toBe("queued");
     // the last attempt: returns (the message is acked), and the activity is failed rather than left queued
-    await consume(envelope, ctx(99));
+    await consume.handle(envelope, ctx(99));
     expect(await activityRow(h, bad)).toMatchObject({ status: "failed" });
     expect(await simMessages(h, "fine1@example.com")).toHaveLength(1);
     expect(await simMessages(h, "boom@example.com")).toHaveLength(0);
@@ -287,7 +283,7 @@ describe("send-worker (real PostgreSQL, Redis, s3rver, provider simulator)", () 
       headers: { "Content-Type": "application/json" },
       body: JSON.stringify({ maxSendRate: 2 }),
     });
-    const consumer = await broker.consume(Queues.sendWorkerSend, sendConsumer(h.deps, createSemaphore(20)), {
+    const consumer = await broker.consume(sendConsumer(h.deps, createSemaphore(20)), {
       prefetch: 20,
     });
     try {
@@ -456,11 +452,7 @@ describe("send-worker (real PostgreSQL, Redis, s3rver, provider simulator)", () 
     child.kill("SIGKILL");
     await new Promise((r) => child.once("exit", r));
     // a fresh worker gets the redelivered message
-    const consumer = await h.broker.consume(
-      Queues.sendWorkerSend,
-      sendConsumer(h.deps, createSemaphore(20)),
-      { prefetch: 20 },
-    );
+    const consumer = await h.broker.consume(sendConsumer(h.deps, createSemaphore(20)), { prefetch: 20 });
     try {
       await new Promise((r) => setTimeout(r, 4000));
       for (const r of ["k1@example.com", "k2@example.com", "k3@example.com"])
@@ -505,11 +497,7 @@ describe("send-worker (real PostgreSQL, Redis, s3rver, provider simulator)", () 
       [s.messageId],
     );
     expect(waiting.rows[0].n).toBeGreaterThanOrEqual(3); // not claimed while they waited
-    const consumer = await h.broker.consume(
-      Queues.sendWorkerSend,
-      sendConsumer(h.deps, createSemaphore(20)),
-      { prefetch: 20 },
-    );
+    const consumer = await h.broker.consume(sendConsumer(h.deps, createSemaphore(20)), { prefetch: 20 });
     try {
       await waitFor(
         async () => (await Promise.all(recipients.map((r) => simMessages(h, r)))).every((m) => m.length >= 1),

@@ -1,4 +1,3 @@
-import { Queues } from "@emailsvc/contracts";
 import { runService } from "@emailsvc/runtime";
 import { createApp } from "./app";
 import { eventsConsumer } from "./consumers/events.consumer";
@@ -10,13 +9,9 @@ runService({
   createDeps,
   createApp,
   startWork: async (deps, env) => {
-    const consumer = await deps.broker.consume(
-      Queues.webhookDispatcherEvents,
-      eventsConsumer(deps.deliver, deps.slowReceivers),
-      {
-        prefetch: env.WEBHOOK_PREFETCH,
-      },
-    );
+    const consumer = await deps.broker.consume(eventsConsumer(deps.deliver, deps.slowReceivers), {
+      prefetch: env.WEBHOOK_PREFETCH,
+    });
     return () => consumer.close();
   },
 });

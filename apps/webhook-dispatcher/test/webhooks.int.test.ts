@@ -1,7 +1,7 @@
 /** Real PostgreSQL (own database) and RabbitMQ (own vhost, real TTL retry queues); local HTTP receivers. */
 import { createHmac, randomBytes, randomUUID } from "node:crypto";
 import http from "node:http";
-import { Exchanges, makeEnvelope, Queues, RoutingKeys } from "@emailsvc/contracts";
+import { Exchanges, makeEnvelope, RoutingKeys } from "@emailsvc/contracts";
 import { createDb, createProject } from "@emailsvc/db";
 import { allowAnyAddress, guardedAgent, isPublicUnicast } from "@emailsvc/http";
 import { createBroker } from "@emailsvc/messaging";
@@ -112,7 +112,7 @@ beforeAll(async () => {
   await broker.ready();
   // slow = an attempt of 300 ms or more; a slow receiver gets 2 of the 20 slots
   const gate = createSlowReceiverGate({ slowMs: 300, slowLimit: 2 });
-  consumer = await broker.consume(Queues.webhookDispatcherEvents, eventsConsumer(deps, gate), {
+  consumer = await broker.consume(eventsConsumer(deps, gate), {
     prefetch: 20,
   });
 });

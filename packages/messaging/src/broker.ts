@@ -6,10 +6,12 @@ import {
   type QueueDef,
   type Topology,
 } from "@emailsvc/contracts";
+import { decodeEnvelopeShape } from "./codec";
 import { workQueueProcessor, type MessageHandler } from "./consume";
 import { runConsumer, type ConsumerHandle, type DeliveryProcessor } from "./consumer-runner";
 import { BrokerClosedError } from "./errors";
 import { errorFields, silentLogger, type MessagingLogger } from "./logger";
+import type { QueueConsumer } from "./queue-consumer";
 import { createPublisher, type PublishOptions, type PublishRequest } from "./publisher";
 import { createRpcClient, type RpcCallOptions, type RpcClient } from "./rpc-client";
 import { rpcProcessor, type RpcHandler } from "./rpc-server";
@@ -47,8 +49,17 @@ export interface Broker {
   publish(exchange: string, routingKey: string, envelope: Envelope, opts?: PublishOptions): Promise<void>;
   /** Many publishes with pipelined confirms; resolves when all are confirmed, rejects if any is not. */
   publishMany(requests: readonly PublishRequest[]): Promise<void>;
-  /** Subscribes to a catalogue queue; resolves once subscribed. Resumes by itself after a connection loss. */
-  consume<P = unknown>(
+  /**
+   * Runs a typed consumer (`defineConsumer`) on its catalogue queue; resolves once subscribed, and resumes by
+   * itself after a connection loss. Each delivery goes to the handler of its type with the payload parsed by the
+   * type's catalogue schema; an invalid payload or a type the queue does not handle is parked.
+   */
+  consume(consumer: QueueConsumer, opts: ConsumeOptions): Promise<ConsumerHandle>;
+  /**
+   * The untyped form under `consume`: one handler for the whole queue, the payload validated against its type's
+   * schema but typed by the caller. For this package's tests of the settle mechanics; services use `consume`.
+   */
+  consumeRaw<P = unknown>(
     queue: string,
     handler: MessageHandler<P>,
     opts: ConsumeOptions,
@@ -175,7 +186,12 @@ export function createBroker(opts: BrokerOptions): Broker {
     isReady: () => !closing && manager.isConnected() && topologyDeclared,
     publish: (exchange, routingKey, envelope, o) => publisher.publish(exchange, routingKey, envelope, o),
     publishMany: (requests) => publisher.publishMany(requests),
-    consume(queue, handler, o) {
+    consume(consumer, o) {
+      const def = queueDef(consumer.queue);
+      const process = workQueueProcessor(def, consumer.handle, logger, decodeEnvelopeShape);
+      return startConsumer(consumer.queue, process, o, "consumer");
+    },
+    consumeRaw(queue, handler, o) {
       return startConsumer(queue, workQueueProcessor(queueDef(queue), handler, logger), o, "consumer");
     },
     serveRpc(queue, handler, o) {

@@ -32,6 +32,21 @@ export type DecodeResult = { ok: true; envelope: Envelope } | { ok: false; reaso
  * type. A type missing from the catalogue is invalid: nobody agreed on its shape.
  */
 export function decodeEnvelope(msg: Pick<ConsumeMessage, "content">): DecodeResult {
+  const decoded = decodeEnvelopeShape(msg);
+  if (!decoded.ok) return decoded;
+  const envelope = decoded.envelope;
+  if (!isMessageType(envelope.type)) return { ok: false, reason: `unknown message type ${envelope.type}` };
+  const payload = messageSchemas[envelope.type].safeParse(envelope.payload);
+  if (!payload.success)
+    return { ok: false, reason: `invalid ${envelope.type} payload: ${summarize(payload.error.issues)}` };
+  return { ok: true, envelope: { ...envelope, payload: payload.data } };
+}
+
+/**
+ * Parses a delivery and validates the envelope only, leaving the payload unknown: a typed consumer
+ * (`defineConsumer`) routes by type and parses the payload with its queue's catalogue schema itself.
+ */
+export function decodeEnvelopeShape(msg: Pick<ConsumeMessage, "content">): DecodeResult {
   let json: unknown;
   try {
     json = JSON.parse(msg.content.toString("utf8"));
@@ -40,15 +55,10 @@ export function decodeEnvelope(msg: Pick<ConsumeMessage, "content">): DecodeResu
   }
   const parsed = envelopeSchema.safeParse(json);
   if (!parsed.success) return { ok: false, reason: `invalid envelope: ${summarize(parsed.error.issues)}` };
-  const envelope = parsed.data as Envelope;
-  if (!isMessageType(envelope.type)) return { ok: false, reason: `unknown message type ${envelope.type}` };
-  const payload = messageSchemas[envelope.type].safeParse(envelope.payload);
-  if (!payload.success)
-    return { ok: false, reason: `invalid ${envelope.type} payload: ${summarize(payload.error.issues)}` };
-  return { ok: true, envelope: { ...envelope, payload: payload.data } };
+  return { ok: true, envelope: parsed.data as Envelope };
 }
 
-function summarize(issues: readonly { path: PropertyKey[]; message: string }[]): string {
+export function summarize(issues: readonly { path: PropertyKey[]; message: string }[]): string {
   return issues
     .slice(0, 5)
     .map((i) => `${i.path.map(String).join(".") || "(root)"}: ${i.message}`)

@@ -1,10 +1,10 @@
 import type { ConfirmChannel, ConsumeMessage, MessagePropertyHeaders } from "amqplib";
 import type { Envelope, QueueDef } from "@emailsvc/contracts";
-import { attemptOf, decodeEnvelope } from "./codec";
+import { attemptOf, decodeEnvelope, type DecodeResult } from "./codec";
 import { safeAck } from "./confirm";
-import { DeferredError, isPermanent } from "./errors";
+import { DeferredError, InvalidPayloadError, isPermanent, UnknownMessageTypeError } from "./errors";
 import { errorFields, type MessagingLogger } from "./logger";
-import { deferLater, park, retryLater } from "./settle";
+import { deferLater, park, retryLater, type ParkReason } from "./settle";
 
 export interface MessageContext {
   /** 1 on first delivery, +1 per delayed retry (not counting broker redeliveries after a crash). */
@@ -37,7 +37,13 @@ export function contextOf(msg: ConsumeMessage): MessageContext {
  * to the parking queue, then ack). It never nacks with requeue, so a poison message cannot spin. If the
  * channel dies before the ack, the broker redelivers and the handler runs again (at-least-once).
  */
-export function workQueueProcessor<P>(queue: QueueDef, handler: MessageHandler<P>, logger: MessagingLogger) {
+export function workQueueProcessor<P>(
+  queue: QueueDef,
+  handler: MessageHandler<P>,
+  logger: MessagingLogger,
+  /** Envelope and payload by default; a typed consumer takes the envelope only and parses its payload itself. */
+  decode: (msg: ConsumeMessage) => DecodeResult = decodeEnvelope,
+) {
   return async (ch: ConfirmChannel, msg: ConsumeMessage): Promise<void> => {
     const ctx = contextOf(msg);
     const log = {
@@ -46,7 +52,7 @@ export function workQueueProcessor<P>(queue: QueueDef, handler: MessageHandler<P
       type: msg.properties.type,
       attempt: ctx.attempt,
     };
-    const decoded = decodeEnvelope(msg);
+    const decoded = decode(msg);
     if (!decoded.ok) {
       await parkOrDrop(
         ch,
@@ -80,7 +86,7 @@ export function workQueueProcessor<P>(queue: QueueDef, handler: MessageHandler<P
           logger.warn({ ...log, ...errorFields(pubErr) }, "could not defer; the broker will redeliver");
         }
       } else if (isPermanent(err)) {
-        await parkOrDrop(ch, msg, queue, "permanent-error", ctx.attempt, err, logger, log);
+        await parkOrDrop(ch, msg, queue, permanentReason(err), ctx.attempt, err, logger, log);
       } else if (ctx.attempt >= policy.maxAttempts) {
         await parkOrDrop(ch, msg, queue, "max-attempts", ctx.attempt, err, logger, log);
       } else {
@@ -100,11 +106,17 @@ export function workQueueProcessor<P>(queue: QueueDef, handler: MessageHandler<P
   };
 }
 
+function permanentReason(err: unknown): ParkReason {
+  if (err instanceof UnknownMessageTypeError) return "unknown-type";
+  if (err instanceof InvalidPayloadError) return "invalid-envelope";
+  return "permanent-error";
+}
+
 async function parkOrDrop(
   ch: ConfirmChannel,
   msg: ConsumeMessage,
   queue: QueueDef,
-  reason: "invalid-envelope" | "permanent-error" | "max-attempts",
+  reason: ParkReason,
   attempt: number,
   err: unknown,
   logger: MessagingLogger,

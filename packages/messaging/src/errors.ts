@@ -13,6 +13,22 @@ export class PermanentError extends Error {
   override name = "PermanentError";
 }
 
+/** A typed consumer got a message type its queue's catalogue entry does not list: parked as `unknown-type`. */
+export class UnknownMessageTypeError extends PermanentError {
+  override name = "UnknownMessageTypeError";
+  constructor(
+    readonly queue: string,
+    readonly type: string,
+  ) {
+    super(`queue ${queue} has no handler for message type ${type}`);
+  }
+}
+
+/** A payload its type's catalogue schema refuses: parked as `invalid-envelope`, the handler never runs. */
+export class InvalidPayloadError extends PermanentError {
+  override name = "InvalidPayloadError";
+}
+
 /**
  * Thrown by a handler that cannot take the message now but may later (its tenant already has its share in
  * flight). On a queue whose policy has `deferMs` the message comes back after that wait with the same attempt

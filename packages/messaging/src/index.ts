@@ -7,12 +7,14 @@ export {
   BrokerClosedError,
   BrokerUnavailableError,
   DeferredError,
+  InvalidPayloadError,
   PermanentError,
   PublishTimeoutError,
   RetryableError,
   RpcNoRouteError,
   RpcRemoteError,
   RpcTimeoutError,
+  UnknownMessageTypeError,
 } from "./errors";
 export { silentLogger, type MessagingLogger } from "./logger";
 export {
@@ -22,6 +24,13 @@ export {
   type OutboxRelayOptions,
   type OutboxStore,
 } from "./outbox-relay";
+export {
+  defineConsumer,
+  type QueueConsumer,
+  type QueueHandlers,
+  type TypedEnvelope,
+  type TypedHandler,
+} from "./queue-consumer";
 export type { PublishOptions, PublishRequest } from "./publisher";
 export type { RpcCallOptions } from "./rpc-client";
 export type { RpcHandler } from "./rpc-server";

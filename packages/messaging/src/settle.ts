@@ -8,7 +8,13 @@ import { retryDelayFor } from "./declare-topology";
 export const DEFERRALS_HEADER = "x-deferrals";
 
 /** Why a message was parked, in the `x-parked-reason` header. */
-export type ParkReason = "invalid-envelope" | "permanent-error" | "max-attempts";
+export type ParkReason =
+  /** Not JSON, not an envelope, or a payload its type's schema refuses. */
+  | "invalid-envelope"
+  /** A type the queue's consumer does not handle (not in its catalogue entry). */
+  | "unknown-type"
+  | "permanent-error"
+  | "max-attempts";
 
 const MAX_ERROR_CHARS = 2_000;
 

@@ -43,7 +43,7 @@ test("declares quorum work queues, one TTL retry queue per delay, and a parking 
 
 test("a confirmed publish is consumed with its envelope intact", async () => {
   const got: Array<[Envelope, MessageContext]> = [];
-  const consumer = await broker.consume(Queues.sendWorkerSend, (e, ctx) => void got.push([e, ctx]), {
+  const consumer = await broker.consumeRaw(Queues.sendWorkerSend, (e, ctx) => void got.push([e, ctx]), {
     prefetch: 5,
   });
   const env = makeEnvelope(RoutingKeys.emailSendRequested, { activityIds: ["a1", "a2"] }, { projectId });
@@ -61,7 +61,7 @@ test("a confirmed publish is consumed with its envelope intact", async () => {
 
 test("publishMany pipelines confirms; email.# reaches the webhook dispatcher queue", async () => {
   const seen = new Set<string>();
-  const consumer = await broker.consume(Queues.webhookDispatcherEvents, (e) => void seen.add(e.id), {
+  const consumer = await broker.consumeRaw(Queues.webhookDispatcherEvents, (e) => void seen.add(e.id), {
     prefetch: 50,
   });
   const types = [
@@ -101,7 +101,7 @@ test("publishMany lets the event loop in between slices of a large batch", async
 
 test("a handler failing once with a retryable error runs again after the retry delay", async () => {
   const runs: Array<{ at: number; attempt: number; lastError: unknown }> = [];
-  const consumer = await broker.consume(
+  const consumer = await broker.consumeRaw(
     Queues.notificationIngest,
     (_e, ctx) => {
       runs.push({ at: Date.now(), attempt: ctx.attempt, lastError: ctx.headers["x-last-error"] });
@@ -122,7 +122,7 @@ test("a handler failing once with a retryable error runs again after the retry d
 
 test("a message that always fails is parked after maxAttempts, with the attempt count and error", async () => {
   const attempts: number[] = [];
-  const consumer = await broker.consume(
+  const consumer = await broker.consumeRaw(
     Queues.schedulerJobs,
     (_e, ctx) => {
       attempts.push(ctx.attempt);
@@ -147,7 +147,7 @@ test("a message that always fails is parked after maxAttempts, with the attempt 
 
 test("a PermanentError parks at once", async () => {
   const attempts: number[] = [];
-  const consumer = await broker.consume(
+  const consumer = await broker.consumeRaw(
     Queues.shopIngestCheckoutCreate,
     (_e, ctx) => {
       attempts.push(ctx.attempt);
@@ -170,7 +170,7 @@ test("a PermanentError parks at once", async () => {
 
 test("an invalid envelope or payload goes straight to parking without reaching the handler", async () => {
   let calls = 0;
-  const consumer = await broker.consume(Queues.campaignDispatcherCommands, () => void calls++, {
+  const consumer = await broker.consumeRaw(Queues.campaignDispatcherCommands, () => void calls++, {
     prefetch: 1,
   });
   const good = makeEnvelope(RoutingKeys.campaignTriggerRequested, { campaignId: "c-1" }, { projectId });
@@ -193,7 +193,7 @@ test("an invalid envelope or payload goes straight to parking without reaching t
 
 test("consumers and publishers carry on after the broker closes every connection", async () => {
   const seen = new Set<string>();
-  const consumer = await broker.consume(Queues.shopIngestCartUpdate, (e) => void seen.add(e.id), {
+  const consumer = await broker.consumeRaw(Queues.shopIngestCartUpdate, (e) => void seen.add(e.id), {
     prefetch: 2,
   });
   const before = makeEnvelope(RoutingKeys.shopCartUpdate, { webhookEventId: "before" }, { projectId });
@@ -217,7 +217,7 @@ test("close() waits for a running handler to finish and ack", async () => {
   await b.ready();
   let finished = false;
   let started = false;
-  await b.consume(
+  await b.consumeRaw(
     Queues.shopIngestOrderCreate,
     async () => {
       started = true;
@@ -247,7 +247,7 @@ test("a deferred message comes back after its deferral wait, longer each time, i
   });
   await deferring.ready();
   const runs: { at: number; attempt: number; deferrals: unknown }[] = [];
-  const consumer = await deferring.consume(
+  const consumer = await deferring.consumeRaw(
     Queues.campaignDispatcherCommands,
     (_e, ctx) => {
       runs.push({ at: Date.now(), attempt: ctx.attempt, deferrals: ctx.headers["x-deferrals"] });

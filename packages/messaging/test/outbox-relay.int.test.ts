@@ -92,7 +92,7 @@ test("a row committed before a crash is published once by a relay started afterw
   await doomed.close();
 
   const deliveries: string[] = [];
-  const consumer = await broker.consume(Queues.shopIngestOrderCreate, (e) => void deliveries.push(e.id), {
+  const consumer = await broker.consumeRaw(Queues.shopIngestOrderCreate, (e) => void deliveries.push(e.id), {
     prefetch: 10,
   });
   const relay = startOutboxRelay({ store: pgStore(pool), broker, intervalMs: 100, batchSize: 10 });
@@ -111,7 +111,7 @@ test("a row committed before a crash is published once by a relay started afterw
 
 test("kick() publishes at once, and full batches are drained back to back", async () => {
   const deliveries: string[] = [];
-  const consumer = await broker.consume(Queues.shopIngestOrderCreate, (e) => void deliveries.push(e.id), {
+  const consumer = await broker.consumeRaw(Queues.shopIngestOrderCreate, (e) => void deliveries.push(e.id), {
     prefetch: 50,
   });
   // Long interval: only kick() and the full-batch loop can make this fast.

@@ -1,4 +1,11 @@
-import { Exchanges, makeEnvelope, RoutingKeys, senderAddressForms, senderDomain } from "@emailsvc/contracts";
+import {
+  Exchanges,
+  makeEnvelope,
+  RoutingKeys,
+  senderAddressForms,
+  senderDomain,
+  sendRequestedPayloads,
+} from "@emailsvc/contracts";
 import {
   type Batcher,
   createBatcher,
@@ -390,14 +397,11 @@ export async function acceptSendGroup(db: Db, inputs: readonly AcceptSendInput[]
   }));
 }
 
-/** Activity ids per shared email.send-requested message, as for /v1/send-batch. */
-const IDS_PER_MESSAGE = 500;
-
 /**
  * The email.send-requested commands of a group-committed accept: ONE message per project for all its sends
- * (split at IDS_PER_MESSAGE), not one per send. The broker, the outbox relay and the send-worker then handle
- * one message for about twenty sends: publish, confirm, deliver, decode and ack were a third of the pipeline's
- * CPU per email. The worker sends a message's activities independently (as for a batch), so nothing changes
+ * (split at SEND_REQUESTED_MAX_IDS), not one per send. The broker, the outbox relay and the send-worker then
+ * handle one message for about twenty sends: publish, confirm, deliver, decode and ack were a third of the
+ * pipeline's CPU per email. The worker sends a message's activities independently (as for a batch), so nothing changes
  * for a send but the message it travels in. A message keeps its requests' correlation id only when they share
  * one.
  */
@@ -413,13 +417,12 @@ function sharedSendRequests(inputs: readonly AcceptSendInput[], accepted: Accept
   for (const [projectId, { ids, correlation }] of byProject) {
     const [only] = correlation;
     const correlationId = correlation.size === 1 ? only : undefined;
-    for (let i = 0; i < ids.length; i += IDS_PER_MESSAGE)
+    for (const payload of sendRequestedPayloads(ids))
       envelopes.push(
-        makeEnvelope(
-          RoutingKeys.emailSendRequested,
-          { activityIds: ids.slice(i, i + IDS_PER_MESSAGE) },
-          { projectId, ...(correlationId ? { correlationId } : {}) },
-        ),
+        makeEnvelope(RoutingKeys.emailSendRequested, payload, {
+          projectId,
+          ...(correlationId ? { correlationId } : {}),
+        }),
       );
   }
   return envelopes;

@@ -1,6 +1,6 @@
-import type { Envelope } from "@emailsvc/contracts";
+import { Queues, RoutingKeys } from "@emailsvc/contracts";
 import { createBatcher, type Db } from "@emailsvc/db";
-import { PermanentError, RetryableError } from "@emailsvc/messaging";
+import { defineConsumer, PermanentError, RetryableError } from "@emailsvc/messaging";
 import type { Logger } from "@emailsvc/observability";
 import type { SesEvent } from "../domain/ses-event";
 import {
@@ -19,19 +19,21 @@ export function notificationConsumer(deps: { db: Db; logger: Logger; kickOutbox:
     // The relay is kicked only after a batch that wrote client events (projects with a webhook URL).
     run: (batch) => applyNotifications(deps.db, batch, () => deps.kickOutbox()),
   });
-  return async (envelope: Envelope<{ notificationId: string; message?: string }>): Promise<void> => {
-    let event: SesEvent;
-    try {
-      event = JSON.parse(envelope.payload.message ?? "") as SesEvent;
-      if (!event?.mail?.messageId) throw new Error("no mail.messageId");
-    } catch (err) {
-      throw new PermanentError(`unreadable SES event: ${err instanceof Error ? err.message : String(err)}`);
-    }
-    const item = { snsMessageId: envelope.payload.notificationId, event };
-    let result = await batcher.submit(item);
-    // Another notification for the same activity went first in that batch: this one follows in a later batch.
-    while (result === "deferred") result = await batcher.submit(item);
-    if (result === "unknown-activity")
-      throw new RetryableError(`no activity for provider message ${event.mail.messageId}`);
-  };
+  return defineConsumer(Queues.notificationIngest, {
+    [RoutingKeys.providerNotification]: async (envelope) => {
+      let event: SesEvent;
+      try {
+        event = JSON.parse(envelope.payload.message ?? "") as SesEvent;
+        if (!event?.mail?.messageId) throw new Error("no mail.messageId");
+      } catch (err) {
+        throw new PermanentError(`unreadable SES event: ${err instanceof Error ? err.message : String(err)}`);
+      }
+      const item = { snsMessageId: envelope.payload.notificationId, event };
+      let result = await batcher.submit(item);
+      // Another notification for the same activity went first in that batch: this one follows in a later batch.
+      while (result === "deferred") result = await batcher.submit(item);
+      if (result === "unknown-activity")
+        throw new RetryableError(`no activity for provider message ${event.mail.messageId}`);
+    },
+  });
 }

@@ -1,3 +1,5 @@
+import { RoutingKeys } from "@emailsvc/contracts";
+
 /** The SES event (inside the SNS Message) fields we use; both event publishing and legacy notification shapes. */
 export interface SesEvent {
   eventType?: string;
@@ -19,27 +21,45 @@ export interface SesEvent {
   deliveryDelay?: { timestamp?: string; delayType?: string; delayedRecipients?: { emailAddress: string }[] };
 }
 
+/** The client events a provider notification can become. */
+export type ClientEventType =
+  | typeof RoutingKeys.emailDelivered
+  | typeof RoutingKeys.emailBounced
+  | typeof RoutingKeys.emailComplained
+  | typeof RoutingKeys.emailRejected
+  | typeof RoutingKeys.emailDeliveryDelayed;
+
 /** Spec 4.9 mapping: provider event → stored event type, client event, and the status it moves to. */
 export const EVENT_MAP: Record<
   string,
   {
     stored: string;
-    clientEvent: string | null;
+    clientEvent: ClientEventType | null;
     status: "delivered" | "bounced" | "complained" | null;
     at: string | null;
   }
 > = {
   Send: { stored: "sent", clientEvent: null, status: null, at: null }, // email.sent comes from the send-worker
-  Delivery: { stored: "delivered", clientEvent: "email.delivered", status: "delivered", at: "delivered_at" },
-  Bounce: { stored: "bounce", clientEvent: "email.bounced", status: "bounced", at: "bounced_at" },
+  Delivery: {
+    stored: "delivered",
+    clientEvent: RoutingKeys.emailDelivered,
+    status: "delivered",
+    at: "delivered_at",
+  },
+  Bounce: { stored: "bounce", clientEvent: RoutingKeys.emailBounced, status: "bounced", at: "bounced_at" },
   Complaint: {
     stored: "complaint",
-    clientEvent: "email.complained",
+    clientEvent: RoutingKeys.emailComplained,
     status: "complained",
     at: "complained_at",
   },
-  Reject: { stored: "reject", clientEvent: "email.rejected", status: null, at: null },
-  DeliveryDelay: { stored: "delivery_delay", clientEvent: "email.delivery_delayed", status: null, at: null },
+  Reject: { stored: "reject", clientEvent: RoutingKeys.emailRejected, status: null, at: null },
+  DeliveryDelay: {
+    stored: "delivery_delay",
+    clientEvent: RoutingKeys.emailDeliveryDelayed,
+    status: null,
+    at: null,
+  },
 };
 
 export function eventTimestamp(e: SesEvent): Date {

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { domainToUnicode } from "node:url";
-import { Exchanges, isUuid, makeEnvelope, type RoutingKey } from "@emailsvc/contracts";
+import { Exchanges, isUuid, makeEnvelope } from "@emailsvc/contracts";
 import { ACTIVITY_TRANSITIONS, clientWebhookExistsSql, timeOrderedUuid, type Db } from "@emailsvc/db";
 import { EVENT_MAP, eventDetails, eventTimestamp, type SesEvent } from "../domain/ses-event";
 
@@ -176,7 +176,7 @@ function toRow({ snsMessageId, event }: ProviderNotification): Row | null {
   // Built here so its shape stays makeEnvelope's; the statement sets activityId, projectId and isTest.
   const envelope = map.clientEvent
     ? makeEnvelope(
-        map.clientEvent as RoutingKey as "email.delivered",
+        map.clientEvent,
         {
           activityId: "",
           projectId: "",

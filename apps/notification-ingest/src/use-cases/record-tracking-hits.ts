@@ -1,4 +1,4 @@
-import { Exchanges, makeEnvelope } from "@emailsvc/contracts";
+import { Exchanges, makeEnvelope, RoutingKeys } from "@emailsvc/contracts";
 import {
   ACTIVITY_WENT_OUT,
   clientWebhookExistsSql,
@@ -98,7 +98,7 @@ SELECT count(*)::int AS events FROM ob`;
  * The envelope of one client event type: makeEnvelope's shape, with the fields every event has its own value
  * for (id, times, activity, project, mode, record id) left for the statement to fill in.
  */
-function envelopeTemplate(type: "email.opened" | "email.clicked"): string {
+function envelopeTemplate(type: typeof RoutingKeys.emailOpened | typeof RoutingKeys.emailClicked): string {
   return JSON.stringify(
     makeEnvelope(
       type,
@@ -136,8 +136,8 @@ export async function recordTrackingHits(db: Db, hits: readonly TrackingHit[]): 
       kinds,
       ats,
       urls,
-      envelopeTemplate("email.opened"),
-      envelopeTemplate("email.clicked"),
+      envelopeTemplate(RoutingKeys.emailOpened),
+      envelopeTemplate(RoutingKeys.emailClicked),
       Exchanges.emailEvents,
       eventIds,
     ],

@@ -9,7 +9,7 @@ import {
   type Db,
 } from "@emailsvc/db";
 import { z } from "zod";
-import { asciiDomainAddress, Exchanges, makeEnvelope } from "@emailsvc/contracts";
+import { asciiDomainAddress, Exchanges, makeEnvelope, RoutingKeys } from "@emailsvc/contracts";
 import {
   addSenderSchema,
   createProjectSchema,
@@ -284,7 +284,7 @@ export function adminRouter(deps: AdminDeps): Router {
         (JSON.parse(row.body) as { data?: { activity_id?: string } }).data?.activity_id ?? "";
       const envelope = {
         ...makeEnvelope(
-          "email.delivered",
+          RoutingKeys.emailDelivered,
           { activityId, projectId: row.project_id, isTest: row.is_test },
           { projectId: row.project_id },
         ),

@@ -1,5 +1,12 @@
 import { randomUUID } from "node:crypto";
-import { Exchanges, isEmailAddress, isUuid, makeEnvelope, RoutingKeys } from "@emailsvc/contracts";
+import {
+  Exchanges,
+  isEmailAddress,
+  isUuid,
+  makeEnvelope,
+  RoutingKeys,
+  sendRequestedPayloads,
+} from "@emailsvc/contracts";
 import { AppError, ErrorCode, type AuthContext } from "@emailsvc/http";
 import { timeOrderedUuid } from "@emailsvc/db";
 import {
@@ -17,9 +24,6 @@ import type { IdempotencyContext } from "../idempotency/idempotency.middleware";
 import type { SendDeps, SendOutcome } from "./send-deps";
 
 export const MAX_BATCH = 12_500;
-/** Activity ids per email.send-requested message: workers spread a big batch over many messages. */
-const IDS_PER_MESSAGE = 500;
-
 const bad = (message: string) => new AppError(ErrorCode.VALIDATION, message);
 /**
  * Recipients handled per event-loop turn: a 12,500-recipient batch is validated and given ids in slices, so
@@ -203,13 +207,13 @@ export async function acceptBatch(
   };
   const envelopes = [];
   if (!schedule) {
-    for (let i = 0; i < ids.length; i += IDS_PER_MESSAGE) {
+    // Workers spread a big batch over many messages (SEND_REQUESTED_MAX_IDS ids each).
+    for (const payload of sendRequestedPayloads(ids)) {
       envelopes.push(
-        makeEnvelope(
-          RoutingKeys.emailSendRequested,
-          { activityIds: ids.slice(i, i + IDS_PER_MESSAGE) },
-          { projectId, ...(ctx.correlationId ? { correlationId: ctx.correlationId } : {}) },
-        ),
+        makeEnvelope(RoutingKeys.emailSendRequested, payload, {
+          projectId,
+          ...(ctx.correlationId ? { correlationId: ctx.correlationId } : {}),
+        }),
       );
     }
   }

@@ -1,6 +1,14 @@
 import { randomUUID } from "node:crypto";
 import type { Pool, PoolClient } from "@emailsvc/db";
-import { Exchanges, makeEnvelope, RoutingKeys, senderAddressForms, senderDomain } from "@emailsvc/contracts";
+import {
+  Exchanges,
+  makeEnvelope,
+  RoutingKeys,
+  SEND_REQUESTED_MAX_IDS,
+  senderAddressForms,
+  senderDomain,
+  sendRequestedPayloads,
+} from "@emailsvc/contracts";
 import { senderVerifiedSql } from "@emailsvc/db";
 import { QUOTA_REFUND_CTES } from "@emailsvc/sending";
 
@@ -10,7 +18,7 @@ export interface DispatchOptions {
   claimedBy: string;
   /** Scheduled sends claimed per transaction. */
   limit?: number;
-  /** Activity ids per email.send-requested message (a scheduled batch can hold 12,500). */
+  /** Activity ids per email.send-requested message (a scheduled batch can hold 12,500); tests lower it. */
   idsPerMessage?: number;
 }
 
@@ -154,19 +162,15 @@ export async function dispatchDueSends(opts: DispatchOptions): Promise<DispatchR
         RETURNING id, scheduled_send_id, project_id`,
       [ids],
     );
-    const chunk = opts.idsPerMessage ?? 500;
+    const chunk = opts.idsPerMessage ?? SEND_REQUESTED_MAX_IDS;
     const outbox: { id: string; exchange: string; routingKey: string; payload: unknown }[] = [];
     for (const row of claimed.rows) {
       const mine = activities.rows.filter((a) => a.scheduled_send_id === row.id).map((a) => a.id);
-      for (let i = 0; i < mine.length; i += chunk) {
-        const envelope = makeEnvelope(
-          RoutingKeys.emailSendRequested,
-          { activityIds: mine.slice(i, i + chunk) },
-          {
-            projectId: row.project_id,
-            causationId: row.id,
-          },
-        );
+      for (const payload of sendRequestedPayloads(mine, chunk)) {
+        const envelope = makeEnvelope(RoutingKeys.emailSendRequested, payload, {
+          projectId: row.project_id,
+          causationId: row.id,
+        });
         outbox.push({
           id: randomUUID(),
           exchange: Exchanges.emailCommands,

@@ -1,4 +1,4 @@
-import type { EmailSendRpcReply, Envelope } from "@emailsvc/contracts";
+import type { EmailSendRpcReply, Envelope, MessagePayload, RoutingKeys } from "@emailsvc/contracts";
 import { failReleased, sendActivity, type SendActivityDeps } from "../use-cases/send-activity";
 
 /**
@@ -8,7 +8,7 @@ import { failReleased, sendActivity, type SendActivityDeps } from "../use-cases/
  */
 export function rpcConsumer(deps: SendActivityDeps) {
   return async (
-    envelope: Envelope<{ activityId: string; deadline?: number }>,
+    envelope: Envelope<MessagePayload<typeof RoutingKeys.emailSendRpc>>,
   ): Promise<EmailSendRpcReply> => {
     const { activityId, deadline } = envelope.payload;
     for (let attempt = 1; ; attempt++) {

@@ -1,5 +1,5 @@
-import { findQueueDef, messagingTopology, Queues, type Envelope } from "@emailsvc/contracts";
-import { type MessageContext, RetryableError } from "@emailsvc/messaging";
+import { consumerCatalogue, Queues, RoutingKeys, sendRequestedIds } from "@emailsvc/contracts";
+import { defineConsumer, RetryableError } from "@emailsvc/messaging";
 import { requeueActivities } from "../repos/activity.repo";
 import {
   failReleased,
@@ -8,9 +8,7 @@ import {
   type SendOutcome,
 } from "../use-cases/send-activity";
 
-const MAX_ATTEMPTS = findQueueDef(messagingTopology, Queues.sendWorkerSend)?.retry?.maxAttempts ?? 5;
-
-type Payload = { activityIds: string[] } | { activityId: string };
+const MAX_ATTEMPTS = consumerCatalogue[Queues.sendWorkerSend].retry.maxAttempts;
 
 /**
  * A throttled call is usually one send squeezed by network jitter: try it again a few times right away (it
@@ -32,37 +30,40 @@ async function sendRetryingThrottle(deps: SendActivityDeps, id: string): Promise
  * failures are recorded as failed.
  */
 export function sendConsumer(deps: SendActivityDeps, run: <T>(fn: () => Promise<T>) => Promise<T>) {
-  return async (envelope: Envelope<Payload>, ctx: MessageContext): Promise<void> => {
-    const ids =
-      "activityIds" in envelope.payload ? envelope.payload.activityIds : [envelope.payload.activityId];
-    // Every activity gets an outcome, even one whose send threw (a database error outside the provider call):
-    // it counts as transient. With Promise.all one throw discarded the others' outcomes, and on the last attempt
-    // the message was parked with its throttled activities never re-requested: they stayed `queued` for good.
-    const outcomes = await Promise.all(
-      ids.map((id) =>
-        run(() => sendRetryingThrottle(deps, id)).then(
-          (o) => ({ id, o }),
-          (err: unknown): { id: string; o: SendOutcome } => {
-            const message = err instanceof Error ? err.message : String(err);
-            deps.logger.warn({ activityId: id, err: message }, "send threw; will be retried");
-            return { id, o: { kind: "retry", reason: "transient", timeout: false, message } };
-          },
+  return defineConsumer(Queues.sendWorkerSend, {
+    [RoutingKeys.emailSendRequested]: async (envelope, ctx) => {
+      const ids = sendRequestedIds(envelope.payload);
+      // Every activity gets an outcome, even one whose send threw (a database error outside the provider call):
+      // it counts as transient. With Promise.all one throw discarded the others' outcomes, and on the last attempt
+      // the message was parked with its throttled activities never re-requested: they stayed `queued` for good.
+      const outcomes = await Promise.all(
+        ids.map((id) =>
+          run(() => sendRetryingThrottle(deps, id)).then(
+            (o) => ({ id, o }),
+            (err: unknown): { id: string; o: SendOutcome } => {
+              const message = err instanceof Error ? err.message : String(err);
+              deps.logger.warn({ activityId: id, err: message }, "send threw; will be retried");
+              return { id, o: { kind: "retry", reason: "transient", timeout: false, message } };
+            },
+          ),
         ),
-      ),
-    );
-    const retry = outcomes.filter((x) => x.o.kind === "retry");
-    if (!retry.length) return;
-    if (ctx.attempt < MAX_ATTEMPTS) {
-      throw new RetryableError(`${retry.length} of ${ids.length} activities to retry`);
-    }
-    const throttled = retry.filter((x) => x.o.kind === "retry" && x.o.reason === "throttle").map((x) => x.id);
-    if (throttled.length) {
-      await requeueActivities(deps.db, envelope.projectId, throttled);
-      deps.kickOutbox();
-    }
-    for (const x of retry) {
-      if (x.o.kind === "retry" && x.o.reason === "transient")
-        await failReleased(deps, x.id, `gave up after ${ctx.attempt} attempts: ${x.o.message}`);
-    }
-  };
+      );
+      const retry = outcomes.filter((x) => x.o.kind === "retry");
+      if (!retry.length) return;
+      if (ctx.attempt < MAX_ATTEMPTS) {
+        throw new RetryableError(`${retry.length} of ${ids.length} activities to retry`);
+      }
+      const throttled = retry
+        .filter((x) => x.o.kind === "retry" && x.o.reason === "throttle")
+        .map((x) => x.id);
+      if (throttled.length) {
+        await requeueActivities(deps.db, envelope.projectId, throttled);
+        deps.kickOutbox();
+      }
+      for (const x of retry) {
+        if (x.o.kind === "retry" && x.o.reason === "transient")
+          await failReleased(deps, x.id, `gave up after ${ctx.attempt} attempts: ${x.o.message}`);
+      }
+    },
+  });
 }

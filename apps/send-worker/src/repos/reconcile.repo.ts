@@ -1,4 +1,4 @@
-import { Exchanges, makeEnvelope, RoutingKeys } from "@emailsvc/contracts";
+import { Exchanges, makeEnvelope, RoutingKeys, sendRequestedPayloads } from "@emailsvc/contracts";
 import { type Db, insertOutboxRows, type NewOutboxRow } from "@emailsvc/db";
 
 /** The failure reason of a send reported failed because nobody knows whether SES accepted it. */
@@ -140,13 +140,11 @@ function outboxRows(settled: readonly ReconciledSend[]): NewOutboxRow[] {
     }
   }
   for (const [projectId, activityIds] of resend) {
-    // the same message size as a batch's (500 activities)
-    for (let i = 0; i < activityIds.length; i += 500) {
-      const ids = activityIds.slice(i, i + 500);
+    for (const payload of sendRequestedPayloads(activityIds)) {
       rows.push({
         exchange: Exchanges.emailCommands,
         routingKey: RoutingKeys.emailSendRequested,
-        payload: makeEnvelope(RoutingKeys.emailSendRequested, { activityIds: ids }, { projectId }),
+        payload: makeEnvelope(RoutingKeys.emailSendRequested, payload, { projectId }),
       });
     }
   }

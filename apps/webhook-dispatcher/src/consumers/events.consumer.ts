@@ -1,20 +1,8 @@
-import type { Envelope } from "@emailsvc/contracts";
-import { DeferredError, RetryableError } from "@emailsvc/messaging";
+import { Queues, RoutingKeys, type Envelope } from "@emailsvc/contracts";
+import { DeferredError, defineConsumer, RetryableError } from "@emailsvc/messaging";
 import type { EventPayload } from "../use-cases/build-event-body";
 import { deliverWebhook, type DeliverDeps } from "../use-cases/deliver-webhook";
 import type { SlowReceiverGate } from "../use-cases/slow-receivers";
-
-// Events that become client webhooks (email.failed and email.inbound have their own paths).
-const OUTBOUND = new Set([
-  "email.sent",
-  "email.delivered",
-  "email.bounced",
-  "email.complained",
-  "email.opened",
-  "email.clicked",
-  "email.rejected",
-  "email.delivery_delayed",
-]);
 
 /**
  * email.* → one delivery attempt; a failed attempt comes back after the next delay of the retry schedule. With a
@@ -22,8 +10,7 @@ const OUTBOUND = new Set([
  * comes back after the queue's `deferMs` without using up an attempt), so the other projects keep their slots.
  */
 export function eventsConsumer(deps: DeliverDeps, gate?: SlowReceiverGate) {
-  return async (envelope: Envelope<EventPayload>): Promise<void> => {
-    if (!OUTBOUND.has(envelope.type)) return;
+  const deliver = async (envelope: Envelope<EventPayload>): Promise<void> => {
     const { projectId, isTest } = envelope.payload;
     const release =
       gate && projectId && typeof isTest === "boolean" ? gate.admit(projectId, isTest) : undefined;
@@ -35,4 +22,19 @@ export function eventsConsumer(deps: DeliverDeps, gate?: SlowReceiverGate) {
       release?.();
     }
   };
+  // One handler per routing key `email.#` brings here (the catalogue's list): the events that become client
+  // webhooks are delivered; email.failed and email.inbound reach clients by their own paths, so they are acked.
+  const acknowledge = () => undefined;
+  return defineConsumer(Queues.webhookDispatcherEvents, {
+    [RoutingKeys.emailSent]: deliver,
+    [RoutingKeys.emailDelivered]: deliver,
+    [RoutingKeys.emailBounced]: deliver,
+    [RoutingKeys.emailComplained]: deliver,
+    [RoutingKeys.emailOpened]: deliver,
+    [RoutingKeys.emailClicked]: deliver,
+    [RoutingKeys.emailRejected]: deliver,
+    [RoutingKeys.emailDeliveryDelayed]: deliver,
+    [RoutingKeys.emailFailed]: acknowledge,
+    [RoutingKeys.emailInbound]: acknowledge,
+  });
 }

@@ -4,11 +4,39 @@ import { RoutingKeys, type RoutingKey } from "./names";
 // Payloads carry ids, not state: consumers load current state from the database. Objects are loose so a
 // producer that adds fields does not break an older consumer; later work extends these schemas.
 
+/**
+ * Most activity ids one email.send-requested carries (a 12,500-recipient batch is 25 messages): bounds a
+ * message's size and how long one delivery holds its ids before it is acked or retried. Producers split at it
+ * (`sendRequestedPayloads`); the schema does not refuse a longer list, because parking a valid command would
+ * leave its sends queued for good, while the worker handles any length.
+ */
+export const SEND_REQUESTED_MAX_IDS = 500;
+
 /** email.send-requested: one activity, or many (a batch, or the v1 sends public-api group-committed together). */
 export const emailSendRequestedPayload = z.union([
   z.looseObject({ activityIds: z.array(z.string().min(1)).min(1) }),
   z.looseObject({ activityId: z.string().min(1) }),
 ]);
+
+export type EmailSendRequestedPayload = z.infer<typeof emailSendRequestedPayload>;
+
+/** The activity ids of an email.send-requested, whichever of its two forms it has. */
+export function sendRequestedIds(payload: EmailSendRequestedPayload): string[] {
+  // Both forms are loose objects (index signatures), so `in` does not narrow them.
+  return Array.isArray(payload.activityIds)
+    ? (payload.activityIds as string[])
+    : [payload.activityId as string];
+}
+
+/** `ids` as email.send-requested payloads of at most `max` (default SEND_REQUESTED_MAX_IDS) ids each, in order. */
+export function sendRequestedPayloads(
+  ids: readonly string[],
+  max: number = SEND_REQUESTED_MAX_IDS,
+): { activityIds: string[] }[] {
+  const out: { activityIds: string[] }[] = [];
+  for (let i = 0; i < ids.length; i += max) out.push({ activityIds: ids.slice(i, i + max) });
+  return out;
+}
 
 /** email.send-rpc: send this one activity now and answer. */
 export const emailSendRpcPayload = z.looseObject({
@@ -41,7 +69,20 @@ export type EmailSendRpcReply = z.infer<typeof emailSendRpcReply>;
 export const emailEventPayload = z.looseObject({
   activityId: z.string().min(1),
   projectId: z.uuid(),
+  /** The send's mode: test sends go to the project's webhook_url_dev. */
+  isTest: z.boolean().optional(),
+  /** When it happened (ISO 8601), the client webhook's `timestamp`; publishers fill it in SQL for some events. */
+  occurredAt: z.string().optional(),
+  /** email.sent: the provider's message id (the activity row may not hold it yet when the webhook is built). */
+  providerMessageId: z.string().optional(),
+  /** The `email_events` row this event was recorded as. */
+  eventRecordId: z.string().optional(),
+  /** Event-specific fields merged into the webhook's `data` (`bounce`, `complaint`, `url`, …). */
+  details: z.record(z.string(), z.unknown()).optional(),
+  /** email.failed: why it failed, user-safe. */
+  reason: z.string().optional(),
 });
+export type EmailEventPayload = z.infer<typeof emailEventPayload>;
 
 /** email.inbound: a received email, stored before publishing. */
 export const emailInboundPayload = z.looseObject({
@@ -50,7 +91,14 @@ export const emailInboundPayload = z.looseObject({
 });
 
 /** provider.notification: a raw provider notification stored by the HTTP edge. */
-export const providerNotificationPayload = z.looseObject({ notificationId: z.string().min(1) });
+export const providerNotificationPayload = z.looseObject({
+  /** The SNS MessageId: the provider's notifications are de-duplicated on it. */
+  notificationId: z.string().min(1),
+  /** The SNS Message: the SES event as JSON text; the consumer parks one it cannot read. */
+  message: z.string().optional(),
+  /** The SNS topic it came from (already checked against the allowlist at the edge). */
+  topicArn: z.string().optional(),
+});
 
 /** shop.*: a stored shop webhook delivery. */
 export const shopWebhookPayload = z.looseObject({ webhookEventId: z.string().min(1) });

@@ -1,4 +1,5 @@
-import { EMAIL_EVENTS_PATTERN, Exchanges, Queues, RoutingKeys, type ExchangeName } from "./names";
+import { consumerCatalogue } from "./catalogue";
+import { Exchanges, type ExchangeName } from "./names";
 
 /** How a queue's failed messages come back: attempt k (1-based) that fails waits `delaysMs[min(k-1, last)]`. */
 export interface RetryPolicy {
@@ -43,8 +44,8 @@ export interface Topology {
 const topic = (name: ExchangeName): ExchangeDef => ({ name, type: "topic" });
 
 /**
- * The platform's whole topology, declared by every broker connection on (re)connect. Retry delays become queue
- * names (see `retryQueueName`), so editing them is safe; old retry queues can be deleted once empty.
+ * The platform's whole topology, declared by every broker connection on (re)connect: the exchanges, and one queue
+ * per entry of the consumer catalogue (catalogue.ts), which holds the bindings and retry policies.
  */
 export const messagingTopology: Topology = {
   exchanges: [
@@ -54,57 +55,11 @@ export const messagingTopology: Topology = {
     topic(Exchanges.shopWebhooks),
     topic(Exchanges.jobs),
   ],
-  queues: [
-    {
-      name: Queues.sendWorkerSend,
-      bindings: [{ exchange: Exchanges.emailCommands, pattern: RoutingKeys.emailSendRequested }],
-      // Provider throttling and outages last seconds to minutes.
-      retry: { delaysMs: [5_000, 30_000, 120_000, 600_000], maxAttempts: 5 },
-    },
-    {
-      name: Queues.sendWorkerRpc,
-      bindings: [{ exchange: Exchanges.emailCommands, pattern: RoutingKeys.emailSendRpc }],
-      // The HTTP caller waits at most a few seconds; a stale request must not be sent late, and errors are
-      // answered to the caller rather than retried.
-      retry: null,
-      messageTtlMs: 30_000,
-    },
-    {
-      name: Queues.notificationIngest,
-      bindings: [{ exchange: Exchanges.providerNotifications, pattern: RoutingKeys.providerNotification }],
-      retry: { delaysMs: [1_000, 10_000, 60_000, 300_000], maxAttempts: 6 },
-    },
-    {
-      name: Queues.webhookDispatcherEvents,
-      bindings: [{ exchange: Exchanges.emailEvents, pattern: EMAIL_EVENTS_PATTERN }],
-      retry: { delaysMs: [5_000, 30_000, 300_000], maxAttempts: 5 },
-    },
-    {
-      name: Queues.shopIngestCartUpdate,
-      bindings: [{ exchange: Exchanges.shopWebhooks, pattern: RoutingKeys.shopCartUpdate }],
-      retry: { delaysMs: [2_000, 20_000, 120_000], maxAttempts: 5 },
-    },
-    {
-      name: Queues.shopIngestCheckoutCreate,
-      bindings: [{ exchange: Exchanges.shopWebhooks, pattern: RoutingKeys.shopCheckoutCreate }],
-      retry: { delaysMs: [2_000, 20_000, 120_000], maxAttempts: 5 },
-    },
-    {
-      name: Queues.shopIngestOrderCreate,
-      bindings: [{ exchange: Exchanges.shopWebhooks, pattern: RoutingKeys.shopOrderCreate }],
-      retry: { delaysMs: [2_000, 20_000, 120_000], maxAttempts: 5 },
-    },
-    {
-      name: Queues.schedulerJobs,
-      bindings: [{ exchange: Exchanges.jobs, pattern: RoutingKeys.jobImportRequested }],
-      retry: { delaysMs: [10_000, 60_000, 300_000], maxAttempts: 4 },
-    },
-    {
-      name: Queues.campaignDispatcherCommands,
-      bindings: [{ exchange: Exchanges.jobs, pattern: RoutingKeys.campaignTriggerRequested }],
-      retry: { delaysMs: [5_000, 60_000, 300_000], maxAttempts: 4 },
-    },
-  ],
+  queues: Object.entries(consumerCatalogue).map(([name, entry]): QueueDef => {
+    const def: QueueDef = { name, bindings: entry.bindings, retry: entry.retry };
+    if ("messageTtlMs" in entry) def.messageTtlMs = entry.messageTtlMs;
+    return def;
+  }),
 };
 
 /** The queue definition for `name`, or undefined when the topology does not declare it. */
