@@ -55,3 +55,7 @@ export function domainStatus(v: {
   if (v.domainVerified || v.dkimVerified || v.mailFromVerified) return "partially_verified";
   return "pending";
 }
+
+/** A domain can send once the provider verified both the domain and its DKIM records. */
+export const canSend = (d: { domain_verified: boolean; dkim_verified: boolean }): boolean =>
+  d.domain_verified && d.dkim_verified;

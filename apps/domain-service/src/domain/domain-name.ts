@@ -56,3 +56,9 @@ export function normalizeEmail(input: unknown): string | null {
   const email = `${raw.slice(0, at)}@${domain.ascii}`;
   return isEmailAddress(email) ? email : null;
 }
+
+/** The normalized sender address when it is an address on this domain (ASCII form), else null. */
+export function senderOnDomain(email: string, asciiDomain: string): string | null {
+  const normalized = normalizeEmail(email);
+  return normalized?.endsWith(`@${asciiDomain}`) ? normalized : null;
+}

@@ -1,0 +1,13 @@
+import type { Db } from "@emailsvc/db";
+import type { Logger } from "@emailsvc/observability";
+import type { TxtLookup } from "../use-cases/dns-check";
+import type { IdentityProvider } from "../use-cases/provider-port";
+
+/** What the /domains use cases work with; each takes the part it needs. */
+export interface DomainDeps {
+  db: Db;
+  provider: IdentityProvider;
+  logger: Logger;
+  /** DNS TXT lookups (the DMARC record, which the provider does not check). */
+  resolveTxt: TxtLookup;
+}
