@@ -1,12 +1,9 @@
 // Test harness: the real app (createApp / createInternalApp) on real PostgreSQL (the preset's migrated DB),
 // RabbitMQ (own vhost), Redis and s3rver in-process. Nothing is mocked; a test may swap in its own downloader.
 import { once } from "node:events";
-import { mkdtempSync, rmSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import S3rver from "s3rver";
+import { projectFactory, startS3, type TestProject, waitFor } from "@emailsvc/testing";
 import { Exchanges, messagingTopology, RoutingKeys, type Envelope, type Topology } from "@emailsvc/contracts";
 import { createProject } from "@emailsvc/db";
 import { createBroker, type Broker } from "@emailsvc/messaging";
@@ -17,35 +14,7 @@ import { readEnv, type Env } from "../src/env";
 
 export const ENCRYPTION_KEY = "ab".repeat(32);
 
-export async function startS3(bucket = "attachments"): Promise<{
-  endpoint: string;
-  bucket: string;
-  getObject(key: string): Promise<Buffer | null>;
-  close(): Promise<void>;
-}> {
-  const dir = mkdtempSync(path.join(tmpdir(), "public-api-s3-"));
-  const server = new S3rver({
-    port: 0,
-    address: "127.0.0.1",
-    directory: dir,
-    silent: true,
-    configureBuckets: [{ name: bucket, configs: [] }],
-  });
-  const addr = await server.run();
-  const endpoint = `http://127.0.0.1:${addr.port}`;
-  return {
-    endpoint,
-    bucket,
-    async getObject(key) {
-      const res = await fetch(`${endpoint}/${bucket}/${key.split("/").map(encodeURIComponent).join("/")}`);
-      return res.ok ? Buffer.from(await res.arrayBuffer()) : null;
-    },
-    async close() {
-      await server.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
+export { startS3 };
 
 export function testEnv(overrides: Record<string, string> = {}): Env {
   return readEnv({
@@ -94,35 +63,19 @@ export async function startHarness(
   };
 }
 
-export interface TestProject {
-  projectId: string;
-  liveKey: string;
-  testKey: string;
-  sender: string;
-}
+export type { TestProject };
 
-let seq = 0;
 /** A project with its keys and one verified sender address. */
 export async function makeProject(deps: Deps, opts: { verifiedSender?: boolean } = {}): Promise<TestProject> {
-  seq++;
-  const { project, liveKey, testKey } = await createProject(
-    deps.db,
-    { name: `test project ${seq}` },
-    ENCRYPTION_KEY,
-  );
-  const sender = `sender${seq}@verified-${seq}.example.com`;
-  if (opts.verifiedSender !== false) {
-    await deps.db.prisma.senderProfile.create({
-      data: {
-        projectId: project.id,
-        senderEmail: sender,
-        senderName: "Shop",
-        emailVerified: true,
-        active: true,
-      },
-    });
-  }
-  return { projectId: project.id, liveKey, testKey, sender };
+  return projectFactory({
+    db: deps.db,
+    createProject,
+    addVerifiedSender: (db, projectId, email) =>
+      db.prisma.senderProfile.create({
+        data: { projectId, senderEmail: email, senderName: "Shop", emailVerified: true, active: true },
+      }),
+    encryptionKey: ENCRYPTION_KEY,
+  })(opts);
 }
 
 export async function suppress(deps: Deps, projectId: string, email: string, reason: string): Promise<void> {
@@ -179,19 +132,7 @@ export async function observeSendRequests(): Promise<CommandObserver> {
   };
 }
 
-export async function waitFor<T>(
-  check: () => T | undefined | false | Promise<T | undefined | false>,
-  timeoutMs = 5000,
-  what = "condition",
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+export { waitFor };
 
 /** A local HTTP server for attachment URLs; `hits` counts every request it received. */
 export async function startFileServer(

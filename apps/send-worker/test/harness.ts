@@ -1,4 +1,5 @@
 // Real PostgreSQL (own database), RabbitMQ (own vhost), Redis, s3rver and the provider simulator in-process.
+import { waitFor as sharedWaitFor } from "@emailsvc/testing";
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -198,15 +199,6 @@ export async function activityRow(h: Harness, id: string) {
   >;
 }
 
-export async function waitFor<T>(
-  fn: () => Promise<T | undefined | null | false>,
-  timeoutMs = 20_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error("timed out");
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+/** Polls every 100 ms, for up to 20 s by default (the worker's sends take their time). */
+export const waitFor = <T>(fn: () => Promise<T | undefined | null | false>, timeoutMs = 20_000): Promise<T> =>
+  sharedWaitFor(fn, timeoutMs, "condition", 100);

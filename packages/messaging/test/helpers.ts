@@ -56,19 +56,4 @@ export function rabbitctl(...args: string[]): string {
   return execFileSync("rabbitmqctl", ["-q", ...args], { encoding: "utf8" });
 }
 
-/** Polls until `check` returns a value other than undefined/false, or fails after `timeoutMs`. */
-export async function waitFor<T>(
-  check: () => T | undefined | false | Promise<T | undefined | false>,
-  timeoutMs = 5000,
-  what = "condition",
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(25);
-  }
-}
-
-export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+export { sleep, waitFor } from "@emailsvc/testing";

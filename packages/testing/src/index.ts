@@ -1,0 +1,98 @@
+// What every package's tests share: waiting for a condition, an in-process S3 (s3rver), and a project with its
+// keys and a verified sender. Real services only: these start or write the real thing, never a fake of it.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import S3rver from "s3rver";
+
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** Polls `check` until it returns something other than undefined, null or false; fails after `timeoutMs`. */
+export async function waitFor<T>(
+  check: () => T | undefined | null | false | Promise<T | undefined | null | false>,
+  timeoutMs = 5000,
+  what = "condition",
+  everyMs = 25,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await check();
+    if (v !== undefined && v !== null && v !== false) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(everyMs);
+  }
+}
+
+export interface TestS3 {
+  endpoint: string;
+  bucket: string;
+  getObject(key: string): Promise<Buffer | null>;
+  close(): Promise<void>;
+}
+
+/** s3rver on a free port with `bucket` created, in a temporary folder removed on close. */
+export async function startS3(bucket = "attachments"): Promise<TestS3> {
+  const dir = mkdtempSync(path.join(tmpdir(), "emailsvc-s3-"));
+  const server = new S3rver({
+    port: 0,
+    address: "127.0.0.1",
+    directory: dir,
+    silent: true,
+    configureBuckets: [{ name: bucket, configs: [] }],
+  });
+  const addr = await server.run();
+  const endpoint = `http://127.0.0.1:${addr.port}`;
+  return {
+    endpoint,
+    bucket,
+    async getObject(key) {
+      const res = await fetch(`${endpoint}/${bucket}/${key.split("/").map(encodeURIComponent).join("/")}`);
+      return res.ok ? Buffer.from(await res.arrayBuffer()) : null;
+    },
+    async close() {
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface TestProject {
+  projectId: string;
+  liveKey: string;
+  testKey: string;
+  sender: string;
+}
+
+/**
+ * What the project factory needs of @emailsvc/db, passed in: this package is a dev dependency of db itself, so it
+ * cannot depend on db back (turbo refuses a cycle).
+ */
+export interface ProjectFactoryDeps<D> {
+  db: D;
+  createProject(
+    db: D,
+    input: { name: string },
+    encryptionKey: string,
+  ): Promise<{ project: { id: string }; liveKey: string; testKey: string }>;
+  /** Stores a verified sender profile for the project. */
+  addVerifiedSender(db: D, projectId: string, email: string): Promise<unknown>;
+  encryptionKey: string;
+}
+
+let seq = 0;
+
+/** `makeProject()`: a project with its live and test keys and (unless told otherwise) one verified sender. */
+export function projectFactory<D>(deps: ProjectFactoryDeps<D>) {
+  return async (opts: { verifiedSender?: boolean; name?: string } = {}): Promise<TestProject> => {
+    seq++;
+    const tag = `${process.pid}-${seq}`;
+    const { project, liveKey, testKey } = await deps.createProject(
+      deps.db,
+      { name: opts.name ?? `test project ${tag}` },
+      deps.encryptionKey,
+    );
+    const sender = `sender${seq}@verified-${tag}.example.com`;
+    if (opts.verifiedSender !== false) await deps.addVerifiedSender(deps.db, project.id, sender);
+    return { projectId: project.id, liveKey, testKey, sender };
+  };
+}
