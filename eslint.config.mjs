@@ -61,7 +61,7 @@ export default tseslint.config(
   },
   {
     // Pure logic: besides the boundaries above, no I/O package at all.
-    files: ["apps/*/src/domain/**/*.ts"],
+    files: ["apps/*/src/domain/**/*.ts", "apps/*/src/*/domain/**/*.ts"],
     rules: { "no-restricted-imports": restricted(postgres, amqp, aws, apps, io) },
   },
   {

@@ -8,10 +8,10 @@ import { eventsRouter } from "./events/events.routes";
 import { leadsRouter } from "./leads/leads.routes";
 import { rateLimits } from "./listing/rate-limits";
 import { docsRouter } from "./docs/docs.routes";
-import { batchRouter } from "./routes/batch.routes";
-import { scheduledSendsRouter } from "./routes/scheduled-sends.routes";
-import { internalSendRouter, v1SendRouter } from "./routes/send.routes";
-import type { SendDeps } from "./use-cases/send-deps";
+import { batchRouter } from "./sends/batch.routes";
+import { scheduledSendsRouter } from "./sends/scheduled-sends.routes";
+import { internalSendRouter, v1SendRouter } from "./sends/send.routes";
+import type { SendDeps } from "./sends/send-deps";
 
 export function sendDepsOf(deps: Deps): SendDeps {
   return {

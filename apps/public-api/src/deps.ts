@@ -1,12 +1,12 @@
 import { Redis } from "ioredis";
 import { type Batcher, findApiKey } from "@emailsvc/db";
 import { type BaseDeps, createBaseDeps, createOutbox, type Outbox } from "@emailsvc/runtime";
-import type { AttachmentStore } from "./attachments/attachment-store";
-import { createSafeDownloader, type SafeDownloader } from "./attachments/safe-download";
+import type { AttachmentStore } from "./sends/attachments/attachment-store";
+import { createSafeDownloader, type SafeDownloader } from "./sends/attachments/safe-download";
 import { allowAnyAddress, type ApiKeyLookup } from "@emailsvc/http";
 import { type ApiKeyCache, createApiKeyCache } from "./infra/api-key-cache";
 import { createRedisIdempotencyStore, type IdempotencyStore } from "./idempotency/idempotency-store";
-import { createS3AttachmentStore } from "./infra/s3-attachment-store";
+import { createS3AttachmentStore } from "./sends/attachments/s3-attachment-store";
 import {
   type AcceptResult,
   type AcceptSendInput,

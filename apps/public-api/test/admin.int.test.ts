@@ -61,6 +61,24 @@ describe("project settings", () => {
   });
 });
 
+describe("a failing webhook receiver", () => {
+  it("shows since when the webhook-dispatcher found each URL failing, null while it answers", async () => {
+    const show = () => request(h.internal).get(`/admin/projects/${p.projectId}`).set(TOKEN);
+    expect((await show()).body.project).toMatchObject({
+      webhook_failing_since: null,
+      webhook_dev_failing_since: null,
+    });
+    await h.deps.db.pool.query(
+      "UPDATE projects SET webhook_failing_since = '2026-11-25T02:00:00.000Z' WHERE id = $1",
+      [p.projectId],
+    );
+    expect((await show()).body.project).toMatchObject({
+      webhook_failing_since: "2026-11-25T02:00:00.000Z",
+      webhook_dev_failing_since: null,
+    });
+  });
+});
+
 describe("what to do with a send the worker died holding (on_send_unknown)", () => {
   it("re-sends by default; a project may choose to fail such sends; anything else is refused", async () => {
     const show = () => request(h.internal).get(`/admin/projects/${p.projectId}`).set(TOKEN);

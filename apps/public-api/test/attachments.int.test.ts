@@ -2,9 +2,9 @@
 // with SSRF protection. Real: PostgreSQL, RabbitMQ, Redis, s3rver, local HTTP servers as attachment hosts.
 import request from "supertest";
 import { createApp } from "../src/app";
-import { createSafeDownloader } from "../src/attachments/safe-download";
+import { createSafeDownloader } from "../src/sends/attachments/safe-download";
 import { isPublicUnicast } from "@emailsvc/http";
-import type { StoredAttachment } from "../src/attachments/prepare-attachments";
+import type { StoredAttachment } from "../src/sends/attachments/prepare-attachments";
 import {
   bearer,
   ICS_TEXT,

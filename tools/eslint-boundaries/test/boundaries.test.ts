@@ -58,6 +58,10 @@ const violations: [string, Case][] = [
     "domain code importing Redis",
     { file: "apps/public-api/src/domain/scheduling/a.ts", code: imp("ioredis") },
   ],
+  [
+    "a feature's domain code importing the db package",
+    { file: "apps/public-api/src/sends/domain/a.ts", code: imp("@emailsvc/db") },
+  ],
 ];
 
 const allowed: [string, Case][] = [

@@ -54,7 +54,16 @@ export function adminOpenApi() {
       },
       "/admin/projects/{projectId}": {
         parameters: [projectId],
-        get: { summary: "Project settings", responses: { 200: ok("project"), 404: ok("not found") } },
+        get: {
+          summary: "Project settings",
+          responses: {
+            200: ok(
+              "project; webhook_failing_since / webhook_dev_failing_since: since when the receiver at webhook_url / " +
+                "webhook_url_dev has been failing (deliveries deferred and probed one at a time), null when healthy",
+            ),
+            404: ok("not found"),
+          },
+        },
         patch: {
           summary: "Update webhook URLs, default_timezone, on_send_unknown, name",
           requestBody: json(updateProjectSchema),

@@ -46,6 +46,10 @@ function projectView(p: ProjectRow) {
     default_timezone: p.defaultTimezone,
     on_send_unknown: p.onSendUnknown,
     auto_leads_subscribed: p.autoLeadsSubscribed,
+    // Since when the webhook-dispatcher has found the receiver failing (its deliveries deferred and probed one
+    // at a time); null while it answers.
+    webhook_failing_since: p.webhookFailingSince?.toISOString() ?? null,
+    webhook_dev_failing_since: p.webhookDevFailingSince?.toISOString() ?? null,
     total_sent: Number(p.totalSent),
     created_at: p.createdAt.toISOString(),
   };

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { canonicalIanaZone } from "../domain/scheduling/timezone";
+import { canonicalIanaZone } from "../sends/domain/scheduling/timezone";
 
 // Bodies of the internal admin API (the management surface the spec's dashboard provides).
 

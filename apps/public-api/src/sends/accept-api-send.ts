@@ -1,6 +1,6 @@
 import type { EmailContent } from "@emailsvc/content";
 import { timeOrderedUuid } from "@emailsvc/db";
-import type { StoredAttachment } from "../attachments/prepare-attachments";
+import type { StoredAttachment } from "./attachments/prepare-attachments";
 import { checkSenderAndFilter, skippedBody, type SuppressionOutcome } from "@emailsvc/sending";
 import type { SendDeps, SendEmailContext, SendOutcome } from "./send-deps";
 

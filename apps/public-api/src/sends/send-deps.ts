@@ -1,8 +1,8 @@
 import type { Batcher, Db } from "@emailsvc/db";
 import type { Broker } from "@emailsvc/messaging";
 import type { Logger } from "@emailsvc/observability";
-import type { AttachmentStore } from "../attachments/attachment-store";
-import type { SafeDownloader } from "../attachments/safe-download";
+import type { AttachmentStore } from "./attachments/attachment-store";
+import type { SafeDownloader } from "./attachments/safe-download";
 import type { AuthContext } from "@emailsvc/http";
 import type { IdempotencyContext } from "../idempotency/idempotency.middleware";
 import type { StoredResponse } from "../idempotency/idempotency-store";

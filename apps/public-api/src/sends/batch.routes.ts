@@ -3,8 +3,8 @@ import { apiKeyAuth, getAuth, jsonBody, methodNotAllowed, type ApiKeyLookup } fr
 import type { Logger } from "@emailsvc/observability";
 import { idempotency, idempotencyOf, sendReplay } from "../idempotency/idempotency.middleware";
 import type { IdempotencyStore } from "../idempotency/idempotency-store";
-import { acceptBatch } from "../use-cases/accept-batch";
-import type { SendDeps } from "../use-cases/send-deps";
+import { acceptBatch } from "./accept-batch";
+import type { SendDeps } from "./send-deps";
 
 /** A full batch (12,500 recipients with data) is several MB: this route alone gets a large body limit. */
 export const BATCH_BODY_LIMIT = "12mb";

@@ -19,7 +19,7 @@ import {
   senderNotVerified,
   usagePeriod,
 } from "@emailsvc/sending";
-import { parseSchedule, ScheduleError } from "../domain/scheduling/parse-schedule";
+import { parseSchedule, ScheduleError } from "./domain/scheduling/parse-schedule";
 import type { IdempotencyContext } from "../idempotency/idempotency.middleware";
 import type { SendDeps, SendOutcome } from "./send-deps";
 

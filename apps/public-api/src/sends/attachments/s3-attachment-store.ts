@@ -1,5 +1,5 @@
 import { createS3Client, putObject, type ProviderConfig } from "@emailsvc/provider";
-import type { AttachmentStore } from "../attachments/attachment-store";
+import type { AttachmentStore } from "./attachment-store";
 
 /** Attachment bytes in S3 (s3rver locally), under keys the send-worker reads back. */
 export function createS3AttachmentStore(cfg: ProviderConfig, bucket: string): AttachmentStore {

@@ -2,9 +2,9 @@ import { randomUUID } from "node:crypto";
 import { AppError, ErrorCode, internalSendEmailBody, isUuid, missingFieldMessage } from "@emailsvc/contracts";
 import { renderDoubleBraces, renderTemplate } from "@emailsvc/content";
 import { timeOrderedUuid } from "@emailsvc/db";
-import { checkAttachments, checkAttachmentUrls, storeAttachments } from "../attachments/prepare-attachments";
-import { bodyObject, isMissing, parseBody } from "../domain/parse-body";
-import { distinctLists } from "../domain/recipients";
+import { checkAttachments, checkAttachmentUrls, storeAttachments } from "./attachments/prepare-attachments";
+import { bodyObject, isMissing, parseBody } from "./domain/parse-body";
+import { distinctLists } from "./domain/recipients";
 import {
   acceptSend,
   checkSenderAndFilter,
@@ -12,9 +12,9 @@ import {
   skippedBody,
   type TemplateRef,
 } from "@emailsvc/sending";
-import { parseSchedule, type Schedule, ScheduleError } from "../domain/scheduling/parse-schedule";
+import { parseSchedule, type Schedule, ScheduleError } from "./domain/scheduling/parse-schedule";
 import { sendNow } from "./send-now";
-import { rendered } from "../domain/rendered";
+import { rendered } from "./domain/rendered";
 import type { SendDeps, SendOutcome } from "./send-deps";
 import { positiveInt, MSG_TEMPLATE_NOT_FOUND } from "./send-template-email";
 

@@ -1,12 +1,12 @@
 import { MSG_SEND_EMAIL_MISSING, sendEmailBody } from "@emailsvc/contracts";
 import { renderDoubleBraces } from "@emailsvc/content";
 import { AppError, ErrorCode } from "@emailsvc/http";
-import { checkAttachments, checkAttachmentUrls, storeAttachments } from "../attachments/prepare-attachments";
-import { bodyObject, isMissing, parseBody } from "../domain/parse-body";
-import { distinctLists } from "../domain/recipients";
+import { checkAttachments, checkAttachmentUrls, storeAttachments } from "./attachments/prepare-attachments";
+import { bodyObject, isMissing, parseBody } from "./domain/parse-body";
+import { distinctLists } from "./domain/recipients";
 import { apiSendContent, checkAndAcceptApiSend } from "./accept-api-send";
 import { checkSenderAndFilter } from "@emailsvc/sending";
-import { rendered } from "../domain/rendered";
+import { rendered } from "./domain/rendered";
 import type { SendDeps, SendEmailContext, SendOutcome } from "./send-deps";
 
 export type { SendEmailContext };

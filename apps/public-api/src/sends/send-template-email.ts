@@ -6,10 +6,10 @@ import {
   sendTemplateEmailBody,
 } from "@emailsvc/contracts";
 import { renderTemplate } from "@emailsvc/content";
-import { bodyObject, isMissing, parseBody } from "../domain/parse-body";
+import { bodyObject, isMissing, parseBody } from "./domain/parse-body";
 import { loadTemplate, type TemplateRef } from "@emailsvc/sending";
 import { apiSendContent, checkAndAcceptApiSend } from "./accept-api-send";
-import { rendered } from "../domain/rendered";
+import { rendered } from "./domain/rendered";
 import type { SendDeps, SendOutcome } from "./send-deps";
 import { dryRun, MSG_QUEUED, type SendEmailContext } from "./send-email";
 

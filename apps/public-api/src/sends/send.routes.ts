@@ -10,10 +10,10 @@ import {
 import type { Logger } from "@emailsvc/observability";
 import { idempotency, idempotencyOf, sendReplay } from "../idempotency/idempotency.middleware";
 import type { IdempotencyStore } from "../idempotency/idempotency-store";
-import { internalSendEmail } from "../use-cases/internal-send-email";
-import type { SendDeps, SendOutcome } from "../use-cases/send-deps";
-import { sendEmail } from "../use-cases/send-email";
-import { sendTemplateEmail } from "../use-cases/send-template-email";
+import { internalSendEmail } from "./internal-send-email";
+import type { SendDeps, SendOutcome } from "./send-deps";
+import { sendEmail } from "./send-email";
+import { sendTemplateEmail } from "./send-template-email";
 
 /**
  * Room for 10 MB of attachments in base64 (≈13.4 MB) plus bodies of up to 5,000,000 characters each (html and
