@@ -3,6 +3,8 @@ import { messagingTopology, Queues, type Topology } from "@emailsvc/contracts";
 import { type BaseDeps, createBaseDeps } from "@emailsvc/runtime";
 import type { Env } from "./env";
 import type { DeliverDeps } from "./use-cases/deliver-webhook";
+import { createFailingReceivers, type FailingReceivers } from "./use-cases/failing-receivers";
+import { recordReceiverState } from "./use-cases/record-receiver-state";
 import { createSlowReceiverGate, type SlowReceiverGate } from "./use-cases/slow-receivers";
 import { createWebhookDestinations } from "./use-cases/webhook-destinations";
 
@@ -10,6 +12,7 @@ export interface Deps extends BaseDeps {
   env: Env;
   deliver: DeliverDeps;
   slowReceivers: SlowReceiverGate;
+  failingReceivers: FailingReceivers;
 }
 
 /** The webhook queue's retry schedule comes from env (spec 6.3), so tests can scale time down. */
@@ -37,6 +40,20 @@ export function webhookTopology(
 export async function createDeps(env: Env): Promise<Deps> {
   const base = await createBaseDeps("webhook-dispatcher", env, { topology: webhookTopology(env) });
   const allowAddress = env.WEBHOOK_URL_ALLOW_PRIVATE ? allowAnyAddress : isPublicUnicast;
+  const record = recordReceiverState(base.db, base.logger, base.metrics);
+  const failingNow = base.metrics.gauge(
+    "webhook_endpoints_failing",
+    "Webhook receivers (project and mode) failing now, as this process sees them",
+  );
+  const failingReceivers = createFailingReceivers({
+    failAfter: env.WEBHOOK_FAILING_AFTER,
+    probeMs: env.WEBHOOK_PROBE_MS,
+    onChange: (projectId, isTest, failing) => {
+      if (failing) failingNow.inc();
+      else failingNow.dec();
+      record(projectId, isTest, failing);
+    },
+  });
   return {
     ...base,
     env,
@@ -55,5 +72,6 @@ export async function createDeps(env: Env): Promise<Deps> {
       slowMs: env.WEBHOOK_SLOW_MS,
       slowLimit: env.WEBHOOK_SLOW_RECEIVER_SLOTS,
     }),
+    failingReceivers,
   };
 }

@@ -34,6 +34,14 @@ export const envSchema = serviceEnv(3008)
     WEBHOOK_SLOW_MS: z.coerce.number().int().positive().default(2_000),
     WEBHOOK_SLOW_RECEIVER_SLOTS: z.coerce.number().int().positive().default(5),
     WEBHOOK_DEFER_MS: msList("5000,30000,120000,600000"),
+    /**
+     * A project's receiver is failing after this many attempts in a row were refused, timed out or answered 5xx:
+     * its events are then deferred (WEBHOOK_DEFER_MS, not counted as attempts) and one attempt at a time probes
+     * it, the n-th failed probe in a row waiting the n-th of WEBHOOK_PROBE_MS first; the first probe it answers
+     * ends the state. Each delivery still gets its WEBHOOK_MAX_ATTEMPTS attempts. Tests scale these down.
+     */
+    WEBHOOK_FAILING_AFTER: z.coerce.number().int().positive().default(5),
+    WEBHOOK_PROBE_MS: msList("5000,15000,30000,60000,120000"),
     /** How long a project's webhook URLs are trusted in process (a changed URL takes effect within this). */
     WEBHOOK_URL_CACHE_MS: z.coerce.number().int().min(0).default(5_000),
     /**

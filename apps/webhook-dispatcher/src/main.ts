@@ -9,9 +9,12 @@ runService({
   createDeps,
   createApp,
   startWork: async (deps, env) => {
-    const consumer = await deps.broker.consume(eventsConsumer(deps.deliver, deps.slowReceivers), {
-      prefetch: env.WEBHOOK_PREFETCH,
-    });
+    const consumer = await deps.broker.consume(
+      eventsConsumer(deps.deliver, deps.slowReceivers, deps.failingReceivers),
+      {
+        prefetch: env.WEBHOOK_PREFETCH,
+      },
+    );
     return () => consumer.close();
   },
 });

@@ -165,12 +165,14 @@ async function skipDelivery(db: Db, eventId: string): Promise<void> {
  * `destinations` it is dropped at once (the event itself stays stored as the email event record and the
  * activity's state); without, or if the URL went away after a delivery was stored, the delivery is `skipped`.
  * Every attempt is logged (status, response body cut to 5,000 characters, duration, error). Returns "retry" when another attempt is due.
+ * `report` hears whether the receiver was reached (an answer below 500) when an HTTP attempt was made.
  */
 export async function deliverWebhook(
   deps: DeliverDeps,
   eventId: string,
   event: string,
   payload: EventPayload,
+  report?: (outcome: "reached" | "unreachable") => void,
 ): Promise<"done" | "retry"> {
   if (deps.destinations && payload.projectId && typeof payload.isTest === "boolean") {
     if (!(await deps.destinations.urlFor(payload.projectId, payload.isTest))) {
@@ -213,7 +215,9 @@ export async function deliverWebhook(
       });
       statusCode = res.statusCode;
       responseBody = await responseStart(res.body);
+      report?.(statusCode < 500 ? "reached" : "unreachable");
     } catch (err) {
+      report?.(statusCode !== null && statusCode < 500 ? "reached" : "unreachable");
       error = isBlockedAddress(err)
         ? MSG_BLOCKED
         : err instanceof Error

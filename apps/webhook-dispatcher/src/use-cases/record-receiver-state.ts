@@ -1,0 +1,32 @@
+import type { Db } from "@emailsvc/db";
+import type { Logger, Metrics } from "@emailsvc/observability";
+
+/**
+ * Writes a destination's failing state on its project (`webhook_failing_since`, or `webhook_dev_failing_since`
+ * for the test URL), where the admin API shows it. Only the change of the column is logged and counted: with
+ * several replicas each finds out on its own, and only the first one to write it says so.
+ */
+export function recordReceiverState(db: Db, logger: Logger, metrics: Metrics) {
+  const flips = metrics.counter(
+    "webhook_endpoint_state_changes_total",
+    "Webhook receivers that turned failing or recovered (state: failing | recovered)",
+    ["state"],
+  );
+  return (projectId: string, isTest: boolean, failing: boolean): void => {
+    const column = isTest ? "webhook_dev_failing_since" : "webhook_failing_since";
+    const sql = failing
+      ? `UPDATE projects SET ${column} = now() WHERE id = $1 AND ${column} IS NULL RETURNING id`
+      : `UPDATE projects SET ${column} = NULL WHERE id = $1 AND ${column} IS NOT NULL RETURNING id`;
+    db.pool.query(sql, [projectId]).then(
+      ({ rowCount }) => {
+        if (!rowCount) return;
+        flips.inc({ state: failing ? "failing" : "recovered" });
+        const fields = { projectId, mode: isTest ? "test" : "live" };
+        // deliveries deferred, probed one at a time / normal delivery resumed
+        if (failing) logger.warn(fields, "webhook.endpoint_failing");
+        else logger.info(fields, "webhook.endpoint_recovered");
+      },
+      (err: unknown) => logger.warn({ projectId, err }, "could not record the webhook receiver's state"),
+    );
+  };
+}
