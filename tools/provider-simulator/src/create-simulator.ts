@@ -10,6 +10,9 @@ import { Notifier } from "./notifications/notifier";
 import { sesRoutes } from "./ses/ses.routes";
 import { SimulatorState } from "./state/simulator-state";
 
+/** Enough for every test and benchmark that reads messages back (a 12,500-recipient batch among them). */
+export const DEFAULT_MAX_MESSAGES_KEPT = 20_000;
+
 export interface SimulatorOptions {
   /** 0 = any free port (tests). */
   port: number;
@@ -26,6 +29,8 @@ export interface SimulatorOptions {
   /** s3rver (or S3) where injected inbound MIME is stored; without it inbound uses SES's SNS action (MIME inline). */
   s3?: { endpoint: string; bucket: string; prefix?: string } | null;
   enforceVerifiedSenders?: boolean;
+  /** The latest messages kept for the control API; default DEFAULT_MAX_MESSAGES_KEPT. */
+  maxMessagesKept?: number;
   region?: string;
   accountId?: string;
   topicArn?: string;
@@ -65,6 +70,7 @@ export function createSimulator(opts: SimulatorOptions): Simulator {
     inboundNotificationUrl: opts.inboundNotificationUrl ?? null,
     enforceVerifiedSenders: opts.enforceVerifiedSenders ?? false,
     fault: null,
+    maxMessagesKept: opts.maxMessagesKept ?? DEFAULT_MAX_MESSAGES_KEPT,
   });
   let publicUrl = opts.publicUrl?.replace(/\/+$/, "") ?? (opts.port ? `http://127.0.0.1:${opts.port}` : "");
   const inboundTopicArn = opts.inboundTopicArn ?? `arn:aws:sns:${region}:${accountId}:ses-inbound`;

@@ -22,6 +22,8 @@ export const simulatorEnv = z.object({
   /** s3rver endpoint for injected inbound MIME; without it inbound MIME is inlined (SES SNS action). */
   SIMULATOR_S3_ENDPOINT: optionalUrl,
   SIMULATOR_S3_BUCKET: z.string().min(3).default("emailsvc-inbound"),
+  /** The latest messages kept for /_sim/messages (counts stay exact); default 20,000. */
+  SIMULATOR_MAX_MESSAGES: optionalInt,
   SIMULATOR_ENFORCE_VERIFIED_SENDERS: z
     .enum(["true", "false", "1", "0", ""])
     .default("false")

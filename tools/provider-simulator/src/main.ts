@@ -15,6 +15,7 @@ async function main(): Promise<void> {
       ? { endpoint: env.SIMULATOR_S3_ENDPOINT, bucket: env.SIMULATOR_S3_BUCKET }
       : null,
     enforceVerifiedSenders: env.SIMULATOR_ENFORCE_VERIFIED_SENDERS,
+    ...(env.SIMULATOR_MAX_MESSAGES ? { maxMessagesKept: env.SIMULATOR_MAX_MESSAGES } : {}),
     region: env.AWS_REGION,
     logLevel: env.LOG_LEVEL,
   });

@@ -13,6 +13,7 @@ const configPatch = z
     notificationUrl: z.string().url().nullable(),
     inboundNotificationUrl: z.string().url().nullable(),
     enforceVerifiedSenders: z.boolean(),
+    maxMessagesKept: z.number().int().min(1),
     /** Arm a scripted failure for the next `count` calls (null disarms). */
     fault: z
       .object({
@@ -31,6 +32,19 @@ function parseSince(v: unknown): number | null {
   if (typeof v !== "string" || !v) return null;
   const n = /^\d+$/.test(v) ? Number(v) : Date.parse(v);
   return Number.isFinite(n) ? n : null;
+}
+
+/**
+ * How many messages match: exact for no filter or `kind` alone (counted as they came), else among the messages
+ * kept (the latest `maxMessagesKept`).
+ */
+function countMessages(ctx: SimContext, q: Request["query"], kept: () => SimMessage[]): number {
+  const { to, from, kind, since } = q;
+  if (to === undefined && from === undefined && since === undefined) {
+    if (kind === undefined) return ctx.state.messageCount;
+    if (kind === "email" || kind === "verification") return ctx.state.messageCountByKind[kind];
+  }
+  return kept().length;
 }
 
 function filterMessages(ctx: SimContext, q: Request["query"]): SimMessage[] {
@@ -75,10 +89,11 @@ export function controlRoutes(ctx: SimContext, certPem: string): Router {
     const all = filterMessages(ctx, req.query);
     const limit = Number(req.query.limit) > 0 ? Number(req.query.limit) : all.length;
     const messages = all.slice(-limit);
-    res.json({ count: all.length, perSecond: perSecond(all), messages });
+    // count: all that matched since the reset (see countMessages); perSecond and messages: of those kept
+    res.json({ count: countMessages(ctx, req.query, () => all), perSecond: perSecond(all), messages });
   });
   r.get("/messages/count", (req, res) => {
-    res.json({ count: filterMessages(ctx, req.query).length });
+    res.json({ count: countMessages(ctx, req.query, () => filterMessages(ctx, req.query)) });
   });
   r.get("/messages/:id", (req, res) => {
     const m = ctx.state.messagesById.get(String(req.params.id));
@@ -164,6 +179,7 @@ export function controlRoutes(ctx: SimContext, certPem: string): Router {
       maxPerSecond: s.maxPerSecond,
       perSecond: s.perSecondCounts(),
       messagesStored: ctx.state.messages.length,
+      messagesAccepted: ctx.state.messageCount,
       notifications: ctx.state.notificationCounts,
     });
   });

@@ -12,17 +12,35 @@ export class SimulatorState {
   readonly notifications: NotificationRecord[] = [];
   readonly sendRate = new SendRateTracker();
   notificationCounts = { delivered: 0, failed: 0, skipped: 0 };
+  /**
+   * Messages accepted since the last reset, all of them and per kind, kept apart from `messages`, which holds only
+   * the latest `config.maxMessagesKept`: holding every message (its MIME included) made the simulator slower as a
+   * run went on (the raw baseline measured after 100,000 sends was a fraction of the one before).
+   */
+  messageCount = 0;
+  messageCountByKind: Record<SimMessage["kind"], number> = { email: 0, verification: 0 };
 
   constructor(public config: RuntimeConfig) {}
 
   addMessage(m: SimMessage): void {
     this.messages.push(m);
     this.messagesById.set(m.id, m);
+    this.messageCount++;
+    this.messageCountByKind[m.kind]++;
+    const cap = Math.max(1, this.config.maxMessagesKept);
+    if (this.messages.length > cap) {
+      // drop a tenth more than needed at once, so dropping costs O(1) a message on average
+      const drop = this.messages.length - cap + Math.floor(cap / 10);
+      for (const old of this.messages.splice(0, Math.min(drop, this.messages.length - 1)))
+        this.messagesById.delete(old.id);
+    }
   }
 
   clearMessages(): void {
     this.messages.length = 0;
     this.messagesById.clear();
+    this.messageCount = 0;
+    this.messageCountByKind = { email: 0, verification: 0 };
   }
 
   getIdentity(identity: string): SimIdentity | undefined {

@@ -80,4 +80,6 @@ export interface RuntimeConfig {
   /** When true, SendEmail answers MessageRejected unless the sender's address or domain is verified. */
   enforceVerifiedSenders: boolean;
   fault: FaultSpec | null;
+  /** The latest messages kept for `/_sim/messages` (older ones are dropped; counts stay exact). */
+  maxMessagesKept: number;
 }
