@@ -21,8 +21,15 @@ async function resetDatabase(name) {
   return url.toString();
 }
 
+// Vhost changes run one at a time across every package's set-up (turbo runs several at once): concurrent
+// delete_vhost / add_vhost calls, each stopping or starting dozens of quorum queues, wedged RabbitMQ 3.10 here
+// (the calls never returned, and no connection was accepted after). A hung call fails the run after 2 minutes
+// with the command in the message instead of hanging it.
+const LOCK = "/tmp/emailsvc-test-rabbitmq-vhosts.lock";
 function rabbitctl(args, quiet = false) {
-  execFileSync("rabbitmqctl", ["-q", ...args], { stdio: ["ignore", "ignore", quiet ? "ignore" : "inherit"] });
+  execFileSync("flock", ["-w", "600", LOCK, "timeout", "120", "rabbitmqctl", "-q", ...args], {
+    stdio: ["ignore", "ignore", quiet ? "ignore" : "inherit"],
+  });
 }
 
 module.exports = async function globalSetup(config) {
