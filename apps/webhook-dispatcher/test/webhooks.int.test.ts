@@ -467,8 +467,10 @@ describe("webhook-dispatcher", () => {
         "SELECT count(*)::text AS n FROM webhook_deliveries WHERE project_id = $1 AND attempts > 1",
         [a.project.id],
       );
-      // deferrals are not attempts: none of A's deliveries got past its first attempt yet
-      expect(Number(deferredAttempts.rows[0]!.n)).toBeLessThanOrEqual(2);
+      // Deferrals are not attempts: of A's 40 deliveries, only those that held one of its 2 slots can have been
+      // retried by now (2 or 3, by how the 2 s timeouts fall on a loaded machine); counted as attempts, the
+      // deferred ones would put this near 40.
+      expect(Number(deferredAttempts.rows[0]!.n)).toBeLessThanOrEqual(5);
     } finally {
       await db.pool.query("UPDATE projects SET webhook_url = NULL WHERE id = $1", [a.project.id]);
       hang.close();
