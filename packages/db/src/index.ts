@@ -9,3 +9,5 @@ export * from "./sender-verified-sql";
 // The driver types a repository signature may name (only packages/db imports pg itself).
 export type { Pool, PoolClient } from "pg";
 export * from "./activity-status";
+export * from "./quota";
+export * from "./activities.repo";

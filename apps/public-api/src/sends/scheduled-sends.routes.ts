@@ -1,6 +1,6 @@
 import { isUuid } from "@emailsvc/contracts";
 import { Router } from "express";
-import { withTransaction, type Db } from "@emailsvc/db";
+import { cancelScheduledSend, type Db } from "@emailsvc/db";
 import {
   apiKeyAuth,
   AppError,
@@ -9,7 +9,6 @@ import {
   methodNotAllowed,
   type ApiKeyLookup,
 } from "@emailsvc/http";
-import { refundQuota, usagePeriod } from "@emailsvc/sending";
 
 interface Row {
   id: string;
@@ -71,20 +70,7 @@ export function scheduledSendsRouter(deps: { db: Db; lookupApiKey: ApiKeyLookup 
   r.delete("/v1/scheduled-sends/:id", auth, async (req, res) => {
     const { projectId } = getAuth(res);
     const row = await find(projectId, req.params.id as string);
-    const cancelled = await withTransaction(deps.db.pool, async (c) => {
-      const up = await c.query(
-        "UPDATE scheduled_sends SET status = 'cancelled', cancelled_at = now(), updated_at = now() WHERE id = $1 AND project_id = $2 AND status = 'scheduled'",
-        [row.id, projectId],
-      );
-      if (!up.rowCount) return null;
-      const acts = await c.query<{ is_test: boolean }>(
-        "UPDATE activities SET status = 'cancelled', updated_at = now() WHERE scheduled_send_id = $1 AND status = 'scheduled' RETURNING is_test",
-        [row.id],
-      );
-      const live = acts.rows.filter((a) => !a.is_test).length;
-      await refundQuota(c, projectId, usagePeriod(row.created_at), live);
-      return acts.rowCount ?? 0;
-    });
+    const cancelled = await cancelScheduledSend(deps.db.pool, projectId, row.id, row.created_at);
     if (cancelled === null) {
       const now = await find(projectId, row.id);
       throw new AppError(

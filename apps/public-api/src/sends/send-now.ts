@@ -7,8 +7,9 @@ import {
   makeEnvelope,
   RoutingKeys,
 } from "@emailsvc/contracts";
+import { cancelUnsentSends } from "@emailsvc/db";
 import { BrokerUnavailableError, RpcTimeoutError } from "@emailsvc/messaging";
-import { type AcceptedActivity, QUOTA_REFUND_CTES } from "@emailsvc/sending";
+import { type AcceptedActivity } from "@emailsvc/sending";
 import type { SendDeps } from "./send-deps";
 
 export const MSG_PROVIDER_TIMEOUT = "Timed out waiting for the email provider";
@@ -61,28 +62,9 @@ async function callWorker(
 }
 
 /**
- * After a failed synchronous send: the activities still `queued` are cancelled, and these and the ones the
- * provider refused (`failed`) go back to the project's monthly quota and total_sent, like a cancelled scheduled
- * send: the client was told the email was not sent. Not those whose outcome is unknown (a timeout, a crash).
- */
-const CANCEL_UNSENT_SQL = `
-WITH c AS (
-  UPDATE activities SET status = 'cancelled', failure_reason = $2, updated_at = now()
-   WHERE id = ANY($1::uuid[]) AND status = 'queued'
-  RETURNING id
-), n AS (
-  SELECT count(*)::int AS n FROM (
-    SELECT id FROM c UNION SELECT id FROM activities WHERE id = ANY($3::uuid[]) AND status = 'failed'
-  ) unsent
-), refund AS (
-  SELECT $4::uuid AS project_id, $5::text AS period, n.n FROM n
-), ${QUOTA_REFUND_CTES}
-SELECT 1`;
-
-/**
  * Asks the send-worker to send each activity now (in parallel) over RPC and waits for every answer. All sent:
  * their provider message ids, in activity order. Otherwise the activities still `queued` are cancelled, so a
- * late worker never sends an email the client was told failed (CANCEL_UNSENT_SQL). The status: 500 when the
+ * late worker never sends an email the client was told failed (cancelUnsentSends). The status: 500 when the
  * broker was unreachable, else 504 for any timeout, else 502.
  */
 export async function sendNow(
@@ -101,13 +83,12 @@ export async function sendNow(
 
   // Refused for sure (not a timeout or a provider error whose outcome is unknown), or never handed over:
   const refusedIds = activities.filter((_a, i) => isFailure(outcomes[i]!, "refused")).map((a) => a.id);
-  await deps.db.pool.query(CANCEL_UNSENT_SQL, [
-    activities.map((a) => a.id),
-    "not sent: the synchronous send failed or timed out",
+  await cancelUnsentSends(deps.db.pool, projectId, {
+    activityIds: activities.map((a) => a.id),
     refusedIds,
-    projectId,
+    reason: "not sent: the synchronous send failed or timed out",
     period,
-  ]);
+  });
   // Spec 7's 500 for the internal endpoint: neither the provider's failure (502) nor its timeout (504).
   if (failures.some((f) => f.failure === "unavailable"))
     throw new AppError(ErrorCode.INTERNAL, MSG_BROKER_UNAVAILABLE);

@@ -9,8 +9,7 @@ import {
   senderDomain,
   sendRequestedPayloads,
 } from "@emailsvc/contracts";
-import { senderVerifiedSql } from "@emailsvc/db";
-import { QUOTA_REFUND_CTES } from "@emailsvc/sending";
+import { QUOTA_REFUND_CTES, senderVerifiedSql } from "@emailsvc/db";
 
 export interface DispatchOptions {
   pool: Pool;
