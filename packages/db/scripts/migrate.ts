@@ -1,7 +1,7 @@
 /**
  * Offline migrations (Prisma's WebAssembly schema engine; see src/migrations):
  *   tsx scripts/migrate.ts deploy          apply pending migrations to DATABASE_URL (creates the database)
- *   tsx scripts/migrate.ts create <name>   write the next migration from schema.prisma
+ *   tsx scripts/migrate.ts create <name>   write the next migration from prisma/schema/
  *   tsx scripts/migrate.ts diff [schema]   exit 1 and print the SQL when schema and migrations differ
  */
 import { createMigration, deployMigrations, diffMigrationsToSchema } from "../src/migrations";
@@ -19,7 +19,7 @@ async function main(): Promise<number> {
     case "create": {
       if (!name) throw new Error("usage: migrate create <name>");
       const dir = await createMigration({ url, name });
-      console.log(dir ? `created ${dir}` : "no changes: schema.prisma matches the migrations");
+      console.log(dir ? `created ${dir}` : "no changes: prisma/schema matches the migrations");
       return 0;
     }
     case "diff": {

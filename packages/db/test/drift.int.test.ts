@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { SCHEMA_PATH } from "../src/migrations/migrations-dir";
 
-// Real PostgreSQL: the migrations are replayed in a shadow database and compared with schema.prisma.
+// Real PostgreSQL: the migrations are replayed in a shadow database and compared with the schema folder.
 // Runs the CLI in a child process: the WebAssembly engine's glue is an ES module, which jest's VM cannot import.
 const pkgDir = path.resolve(__dirname, "..");
 function diff(schemaPath?: string) {
@@ -21,19 +21,21 @@ function diff(schemaPath?: string) {
 }
 
 describe("schema / migration drift", () => {
-  it("schema.prisma matches prisma/migrations (run `pnpm db:migration:create <name>` after a schema change)", () => {
+  it("prisma/schema matches prisma/migrations (run `pnpm db:migration:create <name>` after a schema change)", () => {
     const r = diff();
     expect(r.stdout.trim()).toBe("no drift");
     expect(r.status).toBe(0);
   });
 
   it("detects a schema change that has no migration", () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "drift-"));
-    const changed = path.join(dir, "schema.prisma");
+    // a copy of the schema folder with one column added to one of its files
+    const changed = fs.mkdtempSync(path.join(os.tmpdir(), "drift-"));
+    fs.cpSync(SCHEMA_PATH, changed, { recursive: true });
+    const projects = path.join(changed, "projects.prisma");
     fs.writeFileSync(
-      changed,
+      projects,
       fs
-        .readFileSync(SCHEMA_PATH, "utf8")
+        .readFileSync(projects, "utf8")
         .replace("model Project {", 'model Project {\n  driftProbe String? @map("drift_probe")'),
     );
     const r = diff(changed);

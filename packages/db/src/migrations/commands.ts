@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { emptyFilters, MIGRATIONS_DIR, readMigrationsList, SCHEMA_PATH } from "./migrations-dir";
+import { emptyFilters, MIGRATIONS_DIR, readMigrationsList, readSchemaFiles, SCHEMA_PATH } from "./migrations-dir";
 import { ensureDatabase } from "./pg-adapter-factory";
 import { createSchemaEngine } from "./schema-engine";
 
@@ -32,13 +32,11 @@ export async function deployMigrations(opts: MigrateOptions): Promise<string[]> 
 
 /**
  * SQL that would take the database built by replaying the migrations (in a shadow database) to the schema.
- * Empty string = no drift. `schemaText` lets tests diff a modified schema without touching the file.
+ * Empty string = no drift. `schemaPath` lets tests diff a modified copy of the schema folder.
  */
-export async function diffMigrationsToSchema(
-  opts: MigrateOptions & { schemaText?: string },
-): Promise<string> {
+export async function diffMigrationsToSchema(opts: MigrateOptions): Promise<string> {
   const schemaPath = opts.schemaPath ?? SCHEMA_PATH;
-  const content = opts.schemaText ?? fs.readFileSync(schemaPath, "utf8");
+  const files = readSchemaFiles(schemaPath).map(([path, content]) => ({ path, content }));
   await ensureDatabase(opts.url); // the shadow database is created through this connection
   const engine = await createSchemaEngine({
     url: opts.url,
@@ -49,7 +47,7 @@ export async function diffMigrationsToSchema(
     const list = readMigrationsList(opts.migrationsDir);
     const res = await engine.diff({
       from: list.migrationDirectories.length ? { tag: "migrations", ...list } : { tag: "empty" },
-      to: { tag: "schemaDatamodel", files: [{ path: schemaPath, content }] },
+      to: { tag: "schemaDatamodel", files },
       script: true,
       exitCode: null,
       filters: emptyFilters,

@@ -2,8 +2,21 @@ import fs from "node:fs";
 import path from "node:path";
 
 export const DB_PACKAGE_DIR = path.resolve(__dirname, "../..");
-export const SCHEMA_PATH = path.join(DB_PACKAGE_DIR, "prisma", "schema.prisma");
+/** The schema is split by aggregate: every `.prisma` file in this folder (Prisma's multi-file schema). */
+export const SCHEMA_PATH = path.join(DB_PACKAGE_DIR, "prisma", "schema");
 export const MIGRATIONS_DIR = path.join(DB_PACKAGE_DIR, "prisma", "migrations");
+
+/** The schema files at `schemaPath` (a folder of `.prisma` files, or one file), as [path, text] pairs. */
+export function readSchemaFiles(schemaPath = SCHEMA_PATH): Array<[string, string]> {
+  const files = fs.statSync(schemaPath).isDirectory()
+    ? fs
+        .readdirSync(schemaPath)
+        .filter((f) => f.endsWith(".prisma"))
+        .sort()
+        .map((f) => path.join(schemaPath, f))
+    : [schemaPath];
+  return files.map((f) => [f, fs.readFileSync(f, "utf8")]);
+}
 
 export const emptyFilters = { externalTables: [], externalEnums: [] };
 

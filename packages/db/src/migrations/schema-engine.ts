@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import { readSchemaFiles } from "./migrations-dir";
 import { migrationAdapterFactory } from "./pg-adapter-factory";
 
 /*
@@ -52,9 +53,8 @@ export async function createSchemaEngine(opts: {
 }): Promise<SchemaEngine> {
   gluePromise ??= loadGlue();
   const glue = await gluePromise;
-  const schemaText = fs.readFileSync(opts.schemaPath, "utf8");
   return glue.SchemaEngine.new(
-    { datamodels: [[opts.schemaPath, schemaText]] },
+    { datamodels: readSchemaFiles(opts.schemaPath) },
     opts.log ?? (() => undefined),
     migrationAdapterFactory(opts.url),
   );
