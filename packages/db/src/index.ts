@@ -11,3 +11,4 @@ export type { Pool, PoolClient } from "pg";
 export * from "./activity-status";
 export * from "./quota";
 export * from "./activities.repo";
+export * from "./leads";

@@ -1,11 +1,10 @@
 import { Router } from "express";
 import { createSegmentSchema, listEventsQuery, listLeadsQuery } from "@emailsvc/contracts";
-import type { Db } from "@emailsvc/db";
+import { countSegmentMembers, type Db } from "@emailsvc/db";
 import { AppError, ErrorCode, parseInput } from "@emailsvc/http";
 import { z } from "zod";
 import { listEvents } from "../events/list-events";
 import { listLeads } from "../leads/list-leads";
-import { countSegmentMembers } from "../segments/count-segment-members";
 import { createSegment } from "../segments/create-segment";
 import { listSegments } from "../segments/list-segments";
 import { findSegment, segmentView } from "../segments/segment-row";

@@ -6,7 +6,7 @@ import {
   trackEventSchema,
   trackEventsBulkSchema,
 } from "@emailsvc/contracts";
-import type { Db } from "@emailsvc/db";
+import { type Db, trackEvents, type TrackItem } from "@emailsvc/db";
 import {
   apiKeyAuth,
   AppError,
@@ -18,7 +18,6 @@ import {
   type ApiKeyLookup,
 } from "@emailsvc/http";
 import { listEvents } from "./list-events";
-import { trackEvents, type TrackItem } from "./track-events";
 import { objectBody, totalHeader } from "../listing/request";
 
 /** 1,000 events with up to 64 KB of properties each would be 64 MB; 10 MB is room for real bulk bodies. */

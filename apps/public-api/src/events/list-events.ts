@@ -1,7 +1,6 @@
 import { type ListEventsQuery, normalizeLeadEmail } from "@emailsvc/contracts";
-import type { Db } from "@emailsvc/db";
+import { type Db, SqlParams } from "@emailsvc/db";
 import { countCapped, pagination, type Total } from "../listing/pagination";
-import { SqlParams } from "../segments/compile-segment-filter";
 
 interface EventRow {
   id: string;

@@ -1,7 +1,12 @@
-import type { Db } from "@emailsvc/db";
-import { SqlParams } from "../segments/compile-segment-filter";
-import { membershipSql, SEGMENT_COLUMNS, type SegmentRow } from "../segments/segment-row";
-import { findLead, leadView, type LeadRow } from "./lead-row";
+import {
+  type Db,
+  type LeadRow,
+  membershipSql,
+  SEGMENT_COLUMNS,
+  type SegmentRow,
+  SqlParams,
+} from "@emailsvc/db";
+import { findLead, leadView } from "./lead-row";
 
 /** The segments a lead is in now: its static memberships, and every dynamic segment whose filter it matches. */
 export async function segmentsOfLead(db: Db, projectId: string, leadId: string) {

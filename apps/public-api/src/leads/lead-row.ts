@@ -1,26 +1,5 @@
-import { isUuid, normalizeLeadEmail } from "@emailsvc/contracts";
-import type { Db } from "@emailsvc/db";
+import { type Db, findLeadRow, type LeadRow } from "@emailsvc/db";
 import { AppError, ErrorCode } from "@emailsvc/http";
-
-/** A lead as the database holds it. */
-export interface LeadRow {
-  id: string;
-  email: string;
-  first_name: string | null;
-  last_name: string | null;
-  phone: string | null;
-  attributes: Record<string, unknown>;
-  tags: string[] | null;
-  subscription: string;
-  subscription_changed_at: Date | null;
-  subscription_source: string | null;
-  source: string;
-  created_at: Date;
-  updated_at: Date;
-}
-
-export const LEAD_COLUMNS =
-  "id, email, first_name, last_name, phone, attributes, tags, subscription, subscription_changed_at, subscription_source, source, created_at, updated_at";
 
 /** The lead record of the API (spec 4.6 leaves it to us: flat, snake_case, times in ISO 8601). */
 export function leadView(row: LeadRow) {
@@ -50,22 +29,7 @@ export const MSG_LEAD_NOT_FOUND = "Lead not found";
  * email (anything with an `@`); both routes accept either. Another project's lead is not found, never shown.
  */
 export async function findLead(db: Db, projectId: string, ref: string): Promise<LeadRow> {
-  let row: LeadRow | undefined;
-  if (ref.includes("@")) {
-    row = (
-      await db.pool.query<LeadRow>(
-        `SELECT ${LEAD_COLUMNS} FROM leads WHERE project_id = $1 AND email_normalized = $2`,
-        [projectId, normalizeLeadEmail(ref)],
-      )
-    ).rows[0];
-  } else if (isUuid(ref)) {
-    row = (
-      await db.pool.query<LeadRow>(`SELECT ${LEAD_COLUMNS} FROM leads WHERE project_id = $1 AND id = $2`, [
-        projectId,
-        ref,
-      ])
-    ).rows[0];
-  }
+  const row = await findLeadRow(db, projectId, ref);
   if (!row) throw new AppError(ErrorCode.NOT_FOUND, MSG_LEAD_NOT_FOUND);
   return row;
 }

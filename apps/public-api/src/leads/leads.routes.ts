@@ -9,7 +9,7 @@ import {
   leadUpsertSchema,
   listLeadsQuery,
 } from "@emailsvc/contracts";
-import type { Db } from "@emailsvc/db";
+import { type Db, upsertLeads } from "@emailsvc/db";
 import {
   apiKeyAuth,
   AppError,
@@ -30,7 +30,6 @@ import { addLeadToSegments, removeLeadFromSegment } from "./lead-segments";
 import { addLeadTags, getLeadTags, removeLeadTags } from "./lead-tags";
 import { listLeads } from "./list-leads";
 import { updateLead } from "./update-lead";
-import { upsertLeads } from "./upsert-leads";
 
 /** 1,000 leads with attributes: room for real bulk bodies; a single oversized value still gets its own 400. */
 export const LEADS_BODY_LIMIT = "10mb";

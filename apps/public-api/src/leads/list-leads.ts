@@ -1,9 +1,8 @@
 import { type ListLeadsQuery, normalizeLeadEmail } from "@emailsvc/contracts";
-import type { Db } from "@emailsvc/db";
+import { type Db, LEAD_COLUMNS, type LeadRow, membershipSql, SqlParams } from "@emailsvc/db";
 import { countCapped, pagination, type Total } from "../listing/pagination";
-import { SqlParams } from "../segments/compile-segment-filter";
-import { findSegment, membershipSql } from "../segments/segment-row";
-import { LEAD_COLUMNS, leadView, type LeadRow } from "./lead-row";
+import { findSegment } from "../segments/segment-row";
+import { leadView } from "./lead-row";
 
 /** GET /v1/leads: newest first, filtered by email, tag, segment, subscription, attribute equality, creation time. */
 export async function listLeads(

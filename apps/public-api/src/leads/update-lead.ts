@@ -1,8 +1,7 @@
 import { type LeadUpdateInput, normalizeLeadEmail } from "@emailsvc/contracts";
-import type { Db } from "@emailsvc/db";
+import { type Db, LEAD_COLUMNS, type LeadRow, SqlParams } from "@emailsvc/db";
 import { AppError, ErrorCode } from "@emailsvc/http";
-import { SqlParams } from "../segments/compile-segment-filter";
-import { findLead, LEAD_COLUMNS, leadView, type LeadRow } from "./lead-row";
+import { findLead, leadView } from "./lead-row";
 
 /**
  * PUT /v1/leads/:id: each given field replaces the lead's (`attributes` and `tags` as a whole; null clears a name

@@ -1,7 +1,6 @@
 import type { CreateSegmentInput } from "@emailsvc/contracts";
-import { type Db, timeOrderedUuid } from "@emailsvc/db";
+import { type Db, SEGMENT_COLUMNS, type SegmentRow, timeOrderedUuid } from "@emailsvc/db";
 import { AppError, ErrorCode } from "@emailsvc/http";
-import { SEGMENT_COLUMNS, type SegmentRow } from "./segment-row";
 
 /** Admin: a static segment (members added through POST /v1/leads/:id/segments) or a dynamic one (its filter). */
 export async function createSegment(

@@ -1,6 +1,5 @@
-import type { Db } from "@emailsvc/db";
-import { countSegmentMembers } from "./count-segment-members";
-import { SEGMENT_COLUMNS, segmentView, type SegmentRow } from "./segment-row";
+import { segmentView } from "./segment-row";
+import { countSegmentMembers, type Db, SEGMENT_COLUMNS, type SegmentRow } from "@emailsvc/db";
 
 /** Admin: the project's segments with their live member counts (at most 500, oldest first). */
 export async function listSegments(db: Db, projectId: string) {

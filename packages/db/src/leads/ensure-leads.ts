@@ -1,4 +1,6 @@
-import { type Db, timeOrderedUuid } from "@emailsvc/db";
+import type { Db } from "../create-db";
+import { timeOrderedUuid } from "../time-ordered-uuid";
+import type { LeadSource } from "./leads.repo";
 
 export interface EnsuredLead {
   id: string;
@@ -7,7 +9,7 @@ export interface EnsuredLead {
 }
 
 /**
- * One statement: an empty lead (source `event`) for every email the project has no lead for, and the ids of the
+ * One statement: an empty lead (source `event`, or the caller's: `shop`) for every email the project has no lead for, and the ids of the
  * others. The new leads' subscription is the project's `auto_leads_subscribed` setting: by default `unknown`, not
  * opted in (an event is no consent to marketing). ON CONFLICT DO NOTHING makes concurrent creators of one email
  * wait for the first and then do nothing, so exactly one RETURNING row says created.
@@ -20,7 +22,7 @@ ins AS (
   SELECT i.id, $1, i.email, i.norm,
          CASE WHEN p.auto_leads_subscribed THEN 'subscribed' ELSE 'unknown' END,
          CASE WHEN p.auto_leads_subscribed THEN now() END,
-         CASE WHEN p.auto_leads_subscribed THEN 'event' END, 'event'
+         CASE WHEN p.auto_leads_subscribed THEN $5::text END, $5::text
     FROM input i JOIN projects p ON p.id = $1
   ON CONFLICT (project_id, email_normalized) DO NOTHING
   RETURNING id, email_normalized
@@ -35,6 +37,7 @@ export async function ensureLeads(
   db: Db,
   projectId: string,
   emails: Map<string, string>,
+  opts: { source?: LeadSource } = {},
 ): Promise<Map<string, EnsuredLead>> {
   const out = new Map<string, EnsuredLead>();
   for (let attempt = 0; attempt < 3 && out.size < emails.size; attempt++) {
@@ -44,6 +47,7 @@ export async function ensureLeads(
       missing.map(([norm]) => norm),
       missing.map(([, display]) => display),
       missing.map(() => timeOrderedUuid()),
+      opts.source ?? "event",
     ]);
     for (const r of rows) out.set(r.norm, { id: r.id, created: r.created });
     // A lead another request committed after this statement's snapshot was taken is neither inserted (conflict)

@@ -1,5 +1,5 @@
 import { segmentFilterSchema } from "@emailsvc/contracts";
-import { compileSegmentFilter, SqlParams } from "./compile-segment-filter";
+import { compileSegmentFilter, SqlParams } from "./segment-filter";
 
 const compile = (filter: unknown) => {
   const params = new SqlParams(["project"]);

@@ -1,6 +1,8 @@
 import { normalizeLeadEmail, type TrackEventInput } from "@emailsvc/contracts";
-import { type Db, timeOrderedUuids } from "@emailsvc/db";
+import type { Db } from "../create-db";
+import { timeOrderedUuids } from "../time-ordered-uuid";
 import { ensureLeads } from "./ensure-leads";
+import type { LeadSource } from "./leads.repo";
 
 export interface TrackItem {
   input: TrackEventInput;
@@ -28,11 +30,6 @@ SELECT t.id, $1, t.lead_id, t.name, t.properties, t.occurred_at, t.key
 ON CONFLICT (project_id, idempotency_key) DO NOTHING
 RETURNING id`;
 
-/**
- * POST /v1/events and /v1/events/bulk: makes sure each email has a lead (creating empty ones), then stores the
- * events. Two round trips for any number of events (three when a key repeats). The lead creation commits on its
- * own, so concurrent events for the same new email wait on one short insert, not on each other's event inserts.
- */
 /**
  * The common single event, an email that already has a lead, in one round trip: the lead's id and the insert in
  * one statement. Null when the lead is missing or the key was used before: the general path then answers.
@@ -62,7 +59,18 @@ async function trackKnownLead(db: Db, projectId: string, item: TrackItem): Promi
   return row ? { event_id: row.id, recipient_id: row.lead_id, created_lead: false, duplicate: false } : null;
 }
 
-export async function trackEvents(db: Db, projectId: string, items: TrackItem[]): Promise<TrackedEvent[]> {
+/**
+ * POST /v1/events and /v1/events/bulk (and shop webhooks: `checkout_started`, `order_placed`): makes sure each
+ * email has a lead (creating empty ones, source `event` unless told), then stores the events. Two round trips
+ * for any number of events (three when a key repeats). The lead creation commits on its own, so concurrent events
+ * for the same new email wait on one short insert, not on each other's event inserts.
+ */
+export async function trackEvents(
+  db: Db,
+  projectId: string,
+  items: TrackItem[],
+  opts: { leadSource?: LeadSource } = {},
+): Promise<TrackedEvent[]> {
   if (items.length === 1) {
     const one = await trackKnownLead(db, projectId, items[0]!);
     if (one) return [one];
@@ -74,7 +82,7 @@ export async function trackEvents(db: Db, projectId: string, items: TrackItem[])
     if (!emails.has(norm)) emails.set(norm, i.input.email);
     return norm;
   });
-  const leads = await ensureLeads(db, projectId, emails);
+  const leads = await ensureLeads(db, projectId, emails, { source: opts.leadSource ?? "event" });
   const ids = timeOrderedUuids(items.length);
   const { rows } = await db.pool.query<{ id: string }>(INSERT_SQL, [
     projectId,

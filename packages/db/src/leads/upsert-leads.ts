@@ -1,6 +1,7 @@
 import { type LeadUpsertInput, LEAD_LIMITS, normalizeLeadEmail } from "@emailsvc/contracts";
-import { type Db, timeOrderedUuid } from "@emailsvc/db";
-import { LEAD_COLUMNS, type LeadRow } from "./lead-row";
+import type { Db } from "../create-db";
+import { timeOrderedUuid } from "../time-ordered-uuid";
+import { LEAD_COLUMNS, type LeadRow, type LeadSource } from "./leads.repo";
 
 export type UpsertResult =
   | { index: number; status: "created" | "updated"; row: LeadRow }
@@ -25,7 +26,7 @@ INSERT INTO leads AS l (id, project_id, email, email_normalized, first_name, las
                         subscription, subscription_changed_at, subscription_source, source)
 SELECT i.id, $1, i.email, i.norm, i.first_name, i.last_name, i.phone, i.attrs,
        ARRAY(SELECT jsonb_array_elements_text(i.tags)), COALESCE(i.sub, 'unknown'),
-       CASE WHEN i.sub IS NULL THEN NULL ELSE now() END, CASE WHEN i.sub IS NULL THEN NULL ELSE 'api' END, 'api'
+       CASE WHEN i.sub IS NULL THEN NULL ELSE now() END, CASE WHEN i.sub IS NULL THEN NULL ELSE $15::text END, $15::text
   FROM input i
 ON CONFLICT (project_id, email_normalized) DO UPDATE SET
   first_name = CASE WHEN (SELECT first_given FROM input WHERE id = EXCLUDED.id) THEN EXCLUDED.first_name ELSE l.first_name END,
@@ -38,7 +39,7 @@ ON CONFLICT (project_id, email_normalized) DO UPDATE SET
   subscription_changed_at = CASE WHEN EXCLUDED.subscription_source IS NULL OR EXCLUDED.subscription = l.subscription
                                  THEN l.subscription_changed_at ELSE now() END,
   subscription_source = CASE WHEN EXCLUDED.subscription_source IS NULL OR EXCLUDED.subscription = l.subscription
-                             THEN l.subscription_source ELSE 'api' END,
+                             THEN l.subscription_source ELSE $15::text END,
   updated_at = now()
 WHERE (SELECT count(*) FROM jsonb_object_keys((l.attributes || EXCLUDED.attributes)
         - ARRAY(SELECT jsonb_array_elements_text((SELECT del FROM input WHERE id = EXCLUDED.id))))) <= ${LEAD_LIMITS.attributeKeys}
@@ -49,16 +50,25 @@ RETURNING ${LEAD_COLUMNS.split(", ")
   .map((c) => `l.${c}`)
   .join(", ")}, l.email_normalized, (l.xmax = 0) AS created`;
 
-interface Item {
+export interface LeadUpsertItem {
   index: number;
   input: LeadUpsertInput;
 }
 
-/** POST /v1/leads: creates or updates each valid item; the answer has one result per item, in order. */
-export async function upsertLeads(db: Db, projectId: string, items: Item[]): Promise<UpsertResult[]> {
+/**
+ * Creates or updates each item (POST /v1/leads, shop webhooks); one result per item, in order. `source` is the
+ * new lead's source and the subscription source of a subscription given here (default `api`).
+ */
+export async function upsertLeads(
+  db: Db,
+  projectId: string,
+  items: LeadUpsertItem[],
+  opts: { source?: LeadSource } = {},
+): Promise<UpsertResult[]> {
+  const source = opts.source ?? "api";
   const results: UpsertResult[] = [];
   // Passes: the n-th occurrence of an email goes in pass n.
-  const passes: Item[][] = [];
+  const passes: LeadUpsertItem[][] = [];
   const seen = new Map<string, number>();
   for (const item of items) {
     const norm = normalizeLeadEmail(item.input.email);
@@ -68,9 +78,9 @@ export async function upsertLeads(db: Db, projectId: string, items: Item[]): Pro
   }
   for (const pass of passes) {
     const ids = pass.map(() => timeOrderedUuid());
-    const set = (i: Item) =>
+    const set = (i: LeadUpsertItem) =>
       Object.fromEntries(Object.entries(i.input.attributes ?? {}).filter(([, v]) => v !== null));
-    const del = (i: Item) =>
+    const del = (i: LeadUpsertItem) =>
       Object.entries(i.input.attributes ?? {})
         .filter(([, v]) => v === null)
         .map(([k]) => k);
@@ -91,6 +101,7 @@ export async function upsertLeads(db: Db, projectId: string, items: Item[]): Pro
         pass.map((i) => JSON.stringify(del(i))),
         pass.map((i) => JSON.stringify(i.input.tags ?? [])),
         pass.map((i) => i.input.subscription ?? null),
+        source,
       ],
     );
     const byEmail = new Map(rows.map((r) => [r.email_normalized, r]));
