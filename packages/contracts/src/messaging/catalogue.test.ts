@@ -11,6 +11,7 @@ test("the topology derived from the catalogue declares the same queues and bindi
     ["send-worker.send", ["email.commands email.send-requested"]],
     ["send-worker.rpc", ["email.commands email.send-rpc"]],
     ["notification-ingest.notifications", ["provider.notifications provider.notification"]],
+    ["inbound-mail.notifications", ["provider.notifications provider.inbound-received"]],
     ["webhook-dispatcher.events", ["email.events email.#"]],
     ["shop-ingest.cart-update", ["shop.webhooks shop.cart.update"]],
     ["shop-ingest.checkout-create", ["shop.webhooks shop.checkout.create"]],

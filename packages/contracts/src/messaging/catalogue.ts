@@ -52,11 +52,17 @@ export const consumerCatalogue = {
     retry: { delaysMs: [1_000, 10_000, 60_000, 300_000], maxAttempts: 6 },
     handles: handles(RoutingKeys.providerNotification),
   },
+  [Queues.inboundMailNotifications]: {
+    bindings: [{ exchange: Exchanges.providerNotifications, pattern: RoutingKeys.inboundReceived }],
+    // S3 or the database away for a while; a message that cannot be parsed is recorded as failed, not retried.
+    retry: { delaysMs: [1_000, 10_000, 60_000, 300_000], maxAttempts: 8 },
+    handles: handles(RoutingKeys.inboundReceived),
+  },
   [Queues.webhookDispatcherEvents]: {
     bindings: [{ exchange: Exchanges.emailEvents, pattern: EMAIL_EVENTS_PATTERN }],
     retry: { delaysMs: [5_000, 30_000, 300_000], maxAttempts: 5 },
-    // Everything `email.#` routes here: the events that become client webhooks, and email.failed and
-    // email.inbound, which the consumer acknowledges (they reach clients by their own paths).
+    // Everything `email.#` routes here: the events that become client webhooks (email.inbound to the project's
+    // inbound URLs), and email.failed, which the consumer acknowledges (it reaches clients by its own path).
     handles: handles(
       RoutingKeys.emailSent,
       RoutingKeys.emailDelivered,

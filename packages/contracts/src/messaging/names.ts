@@ -46,6 +46,11 @@ export const RoutingKeys = {
   emailInbound: "email.inbound",
   /** A provider notification stored by the HTTP edge, to be parsed and applied. */
   providerNotification: "provider.notification",
+  /**
+   * An SES "Received" notification (an incoming email) stored by inbound-mail's receiver with its outbox row,
+   * to be fetched, parsed, threaded and stored by inbound-mail's consumer.
+   */
+  inboundReceived: "provider.inbound-received",
   shopCartUpdate: "shop.cart.update",
   shopCheckoutCreate: "shop.checkout.create",
   shopOrderCreate: "shop.order.create",
@@ -64,6 +69,7 @@ export const Queues = {
   sendWorkerSend: "send-worker.send",
   sendWorkerRpc: "send-worker.rpc",
   notificationIngest: "notification-ingest.notifications",
+  inboundMailNotifications: "inbound-mail.notifications",
   webhookDispatcherEvents: "webhook-dispatcher.events",
   shopIngestCartUpdate: "shop-ingest.cart-update",
   shopIngestCheckoutCreate: "shop-ingest.checkout-create",

@@ -84,10 +84,22 @@ export const emailEventPayload = z.looseObject({
 });
 export type EmailEventPayload = z.infer<typeof emailEventPayload>;
 
-/** email.inbound: a received email, stored before publishing. */
+/**
+ * email.inbound: a received reply, stored (with the exact 6.2 webhook body) before publishing; the
+ * webhook-dispatcher delivers it to the project's inbound_webhook_url (live) or inbound_webhook_url_dev (test).
+ */
 export const emailInboundPayload = z.looseObject({
+  /** The `inbound_messages` row. */
   inboundEmailId: z.string().min(1),
   projectId: z.uuid(),
+  /** The original send's mode: a reply to a test send goes to inbound_webhook_url_dev. */
+  isTest: z.boolean().optional(),
+});
+
+/** provider.inbound-received: an SES Received notification stored by inbound-mail's receiver. */
+export const inboundReceivedPayload = z.looseObject({
+  /** The `inbound_notifications` row (it holds the SNS MessageId, the S3 key, recipients and verdicts). */
+  notificationId: z.string().min(1),
 });
 
 /** provider.notification: a raw provider notification stored by the HTTP edge. */
@@ -124,6 +136,7 @@ export const messageSchemas = {
   [RoutingKeys.emailDeliveryDelayed]: emailEventPayload,
   [RoutingKeys.emailInbound]: emailInboundPayload,
   [RoutingKeys.providerNotification]: providerNotificationPayload,
+  [RoutingKeys.inboundReceived]: inboundReceivedPayload,
   [RoutingKeys.shopCartUpdate]: shopWebhookPayload,
   [RoutingKeys.shopCheckoutCreate]: shopWebhookPayload,
   [RoutingKeys.shopOrderCreate]: shopWebhookPayload,
