@@ -4,3 +4,4 @@ export * from "./leads";
 export * from "./events";
 export * from "./segments";
 export * from "./idempotency";
+export * from "./campaigns";

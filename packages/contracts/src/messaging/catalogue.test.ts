@@ -9,6 +9,7 @@ test("the topology derived from the catalogue declares the same queues and bindi
     messagingTopology.queues.map((q) => [q.name, q.bindings.map((b) => `${b.exchange} ${b.pattern}`)]),
   ).toEqual([
     ["send-worker.send", ["email.commands email.send-requested"]],
+    ["send-worker.bulk", ["email.commands email.bulk-send-requested"]],
     ["send-worker.rpc", ["email.commands email.send-rpc"]],
     ["notification-ingest.notifications", ["provider.notifications provider.notification"]],
     ["inbound-mail.notifications", ["provider.notifications provider.inbound-received"]],

@@ -39,6 +39,11 @@ export const consumerCatalogue = {
     retry: { delaysMs: [5_000, 30_000, 120_000, 600_000], maxAttempts: 5 },
     handles: handles(RoutingKeys.emailSendRequested),
   },
+  [Queues.sendWorkerBulk]: {
+    bindings: [{ exchange: Exchanges.emailCommands, pattern: RoutingKeys.emailBulkSendRequested }],
+    retry: { delaysMs: [5_000, 30_000, 120_000, 600_000], maxAttempts: 5 },
+    handles: handles(RoutingKeys.emailBulkSendRequested),
+  },
   [Queues.sendWorkerRpc]: {
     bindings: [{ exchange: Exchanges.emailCommands, pattern: RoutingKeys.emailSendRpc }],
     // The HTTP caller waits at most a few seconds; a stale request must not be sent late, and errors are

@@ -28,6 +28,12 @@ export type ExchangeName = (typeof Exchanges)[keyof typeof Exchanges];
 export const RoutingKeys = {
   /** Command: send the listed (already persisted) email activities. */
   emailSendRequested: "email.send-requested",
+  /**
+   * Command: send the listed activities, on the bulk lane (campaigns). Same payload as email.send-requested; its
+   * own queue, so a campaign's backlog never sits in front of transactional mail, and the send-worker gives its
+   * sends the global rate's spare slots only (ARCHITECTURE.md "Two lanes, one provider rate").
+   */
+  emailBulkSendRequested: "email.bulk-send-requested",
   /** Command, RPC: send one activity now and answer with the outcome (synchronous POST /send-email). */
   emailSendRpc: "email.send-rpc",
   /** Event: the provider accepted the email. */
@@ -68,6 +74,8 @@ export const EMAIL_EVENTS_PATTERN = "email.#";
 export const Queues = {
   sendWorkerSend: "send-worker.send",
   sendWorkerRpc: "send-worker.rpc",
+  /** The bulk lane: campaign sends (email.bulk-send-requested). */
+  sendWorkerBulk: "send-worker.bulk",
   notificationIngest: "notification-ingest.notifications",
   inboundMailNotifications: "inbound-mail.notifications",
   webhookDispatcherEvents: "webhook-dispatcher.events",

@@ -124,6 +124,7 @@ export const campaignTriggerRequestedPayload = z.looseObject({ campaignId: z.str
 /** Payload schema per message type (= routing key); consumers park messages whose payload does not parse. */
 export const messageSchemas = {
   [RoutingKeys.emailSendRequested]: emailSendRequestedPayload,
+  [RoutingKeys.emailBulkSendRequested]: emailSendRequestedPayload,
   [RoutingKeys.emailSendRpc]: emailSendRpcPayload,
   [RoutingKeys.emailSent]: emailEventPayload,
   [RoutingKeys.emailFailed]: emailEventPayload,
