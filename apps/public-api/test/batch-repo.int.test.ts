@@ -17,7 +17,7 @@ afterAll(async () => {
   await db?.close();
 });
 
-const batch = (n: number): NewBatch => {
+const batch = (n: number): NewBatch & { batchId: string } => {
   const ids = Array.from({ length: n }, () => timeOrderedUuid());
   return {
     projectId,

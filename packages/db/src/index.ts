@@ -12,3 +12,4 @@ export * from "./activity-status";
 export * from "./quota";
 export * from "./activities.repo";
 export * from "./leads";
+export * from "./campaigns";

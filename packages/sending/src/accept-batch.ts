@@ -1,12 +1,23 @@
-import type { Db } from "@emailsvc/db";
+import type { Pool } from "@emailsvc/db";
 import { newReplyToken } from "@emailsvc/contracts";
 import { ABORT_IDEMPOTENCY, ABORT_QUOTA, gateCheck, gateCtes, type GatePlaceholders } from "./accept-gates";
 
-/** Everything POST /v1/send-batch stores, already decided (suppressions applied, ids drawn, response built). */
+/**
+ * Everything POST /v1/send-batch stores, already decided (suppressions applied, ids drawn, response built); a
+ * campaign's dispatch cycle stores the same shape (one message, one activity per recipient with its variables).
+ */
 export interface NewBatch {
   projectId: string;
-  batchId: string;
+  /** The `batches` row of a /v1/send-batch call; null for a campaign's cycle (its activities carry campaign_id). */
+  batchId: string | null;
   emailMessageId: string;
+  /** email_messages.source: `batch` (default) or `campaign`. */
+  source?: "batch" | "campaign";
+  campaignId?: string | null;
+  /** Extra headers of the message (a campaign's human Reply-To, spec 4.11). */
+  headers?: Record<string, string> | null;
+  /** The automatic reply-token Reply-To (default true); dashboard sends (campaigns) reply to a person instead. */
+  replyTokens?: boolean;
   isTest: boolean;
   emailType: string;
   fromEmail: string;
@@ -69,10 +80,13 @@ const BATCH_GATES: GatePlaceholders = {
 const INSERT_BATCH_SQL = `
 WITH ${gateCtes(BATCH_GATES)}, batch AS (
   INSERT INTO batches (id, project_id, is_test, total, queued, status, email_type, template_id, scheduled_for)
-  VALUES ($2::uuid, $1::uuid, $4::boolean, $12::int, $13::int, $21::text, $5::text, $11::uuid, $23::timestamptz)
+  SELECT $2::uuid, $1::uuid, $4::boolean, $12::int, $13::int, $21::text, $5::text, $11::uuid, $23::timestamptz
+   WHERE $2::uuid IS NOT NULL
 ), msg AS (
-  INSERT INTO email_messages (id, project_id, is_test, source, email_type, from_email, from_name, subject, html, text, template_id, batch_id)
-  VALUES ($3::uuid, $1::uuid, $4::boolean, 'batch', $5::text, $6::text, $7::text, $8::text, $9::text, $10::text, $11::uuid, $2::uuid)
+  INSERT INTO email_messages (id, project_id, is_test, source, email_type, from_email, from_name, subject, html, text,
+                              template_id, batch_id, campaign_id, headers)
+  VALUES ($3::uuid, $1::uuid, $4::boolean, $34::text, $5::text, $6::text, $7::text, $8::text, $9::text, $10::text,
+          $11::uuid, $2::uuid, $35::uuid, $36::jsonb)
 ), sched AS (
   INSERT INTO scheduled_sends (id, project_id, status, scheduled_for, timezone, local_time, request, batch_id, updated_at)
   SELECT $22::uuid, $1::uuid, 'scheduled', $23::timestamptz, $24::text, $25::text, $26::jsonb, $2::uuid, now()
@@ -85,10 +99,10 @@ WITH ${gateCtes(BATCH_GATES)}, batch AS (
     unnest(string_to_array($30::text, ','))
   ) AS x(a, r, d, t)
 ), act AS (
-  INSERT INTO activities (id, project_id, email_message_id, batch_id, scheduled_send_id, is_test, email_type, recipient, data, status, reply_token)
-  SELECT a, $1::uuid, $3::uuid, $2::uuid, $22::uuid, $4::boolean, $5::text, r, d, $21::text, t FROM rcpt
+  INSERT INTO activities (id, project_id, email_message_id, batch_id, campaign_id, scheduled_send_id, is_test, email_type, recipient, data, status, reply_token)
+  SELECT a, $1::uuid, $3::uuid, $2::uuid, $35::uuid, $22::uuid, $4::boolean, $5::text, r, d, $21::text, t FROM rcpt
 ), tok AS (
-  INSERT INTO reply_tokens (token, project_id, activity_id) SELECT t, $1::uuid, a FROM rcpt
+  INSERT INTO reply_tokens (token, project_id, activity_id) SELECT t, $1::uuid, a FROM rcpt WHERE t IS NOT NULL
 ), outbox AS (
   INSERT INTO outbox_messages (id, exchange, routing_key, payload)
   SELECT gen_random_uuid(), $31::text, $32::text, e FROM jsonb_array_elements($33::jsonb) AS e
@@ -100,9 +114,18 @@ const TAKEN_TOKENS_SQL = "SELECT token FROM reply_tokens WHERE token = ANY(strin
 
 const MAX_ATTEMPTS = 5;
 
-export async function insertBatch(db: Pick<Db, "pool">, b: NewBatch): Promise<InsertBatchResult> {
+/**
+ * `db.pool` may be a pool or one client inside a transaction (a campaign's cycle moves its ledger rows in the same
+ * transaction). Inside a transaction a failed statement aborts it, so a reply-token collision can only be retried
+ * on a pool; sends without reply tokens (campaigns) never collide.
+ */
+export async function insertBatch(
+  db: { pool: Pick<Pool, "query"> },
+  b: NewBatch,
+): Promise<InsertBatchResult> {
   const n = b.activityIds.length;
-  const tokens = b.activityIds.map(() => newReplyToken());
+  const withTokens = b.replyTokens !== false;
+  const tokens = withTokens ? b.activityIds.map(() => newReplyToken()) : [];
   const scheduled = b.schedule && n > 0 ? b.schedule : null;
   const params = [
     b.projectId,
@@ -138,6 +161,9 @@ export async function insertBatch(db: Pick<Db, "pool">, b: NewBatch): Promise<In
     b.exchange,
     b.routingKey,
     JSON.stringify(n > 0 ? b.envelopes : []),
+    b.source ?? "batch",
+    b.campaignId ?? null,
+    b.headers ? JSON.stringify(b.headers) : null,
   ];
   for (let attempt = 1; ; attempt++) {
     params[29] = tokens.join(",");

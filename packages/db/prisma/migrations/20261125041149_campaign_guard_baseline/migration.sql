@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "campaigns" ADD COLUMN     "guard_baseline" JSONB;
