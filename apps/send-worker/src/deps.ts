@@ -1,5 +1,5 @@
 import Redis from "ioredis";
-import { createS3Client, createSesClient } from "@emailsvc/provider";
+import { createS3Client, createSesClient, sesMessageIdDomain } from "@emailsvc/provider";
 import type { Logger } from "@emailsvc/observability";
 import { type BaseDeps, createBaseDeps, createOutbox, type Outbox } from "@emailsvc/runtime";
 import type { Env } from "./env";
@@ -27,7 +27,8 @@ export async function createDeps(env: Env): Promise<Deps> {
   const outbox = createOutbox(base);
   const send: SendActivityDeps = {
     db: base.db,
-    statements: createSendStatements(base.db),
+    // the Message-ID SES gives the email, stored at mark-sent for inbound replies' In-Reply-To
+    statements: createSendStatements(base.db, { messageIdDomain: sesMessageIdDomain(env.AWS_REGION) }),
     ses: createSesClient({
       ...provider,
       ...(env.SES_ENDPOINT ? { endpoint: env.SES_ENDPOINT } : {}),

@@ -48,10 +48,10 @@ export async function createDeps(env: Env): Promise<Deps> {
   const failingReceivers = createFailingReceivers({
     failAfter: env.WEBHOOK_FAILING_AFTER,
     probeMs: env.WEBHOOK_PROBE_MS,
-    onChange: (projectId, isTest, failing) => {
+    onChange: (projectId, isTest, failing, kind) => {
       if (failing) failingNow.inc();
       else failingNow.dec();
-      record(projectId, isTest, failing);
+      record(projectId, isTest, failing, kind);
     },
   });
   return {

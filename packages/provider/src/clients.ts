@@ -3,7 +3,8 @@ import { SESv2Client } from "@aws-sdk/client-sesv2";
 import { SNSClient } from "@aws-sdk/client-sns";
 import type { ProviderConfig } from "./config";
 
-function commonOptions(cfg: ProviderConfig) {
+/** Options every AWS client of the platform shares (region, endpoint override, credentials, timeouts). */
+export function commonOptions(cfg: ProviderConfig) {
   return {
     region: cfg.region ?? "us-east-1",
     // Resolve each command's middleware stack once per client instead of on every call (the SDK's documented

@@ -8,6 +8,7 @@ export * from "./ses/get-identity";
 export * from "./ses/delete-identity";
 export * from "./ses/set-mail-from-domain";
 export * from "./ses/get-account";
+export * from "./ses/send-bounce";
 export * from "./sns/sns-message";
 export * from "./sns/sign-sns-message";
 export * from "./sns/sns-verifier";

@@ -154,6 +154,9 @@ async function main(): Promise<void> {
     SNS_ALLOW_HTTP_CERT_URLS: "true",
     // The simulator's SES notification topic (its default account and region), the only one accepted.
     SNS_TOPIC_ARNS: "arn:aws:sns:us-east-1:000000000000:ses-notifications",
+    // inbound-mail: the simulator's SES receiving topic, and the bucket its S3 action writes to.
+    INBOUND_SNS_TOPIC_ARNS: "arn:aws:sns:us-east-1:000000000000:ses-inbound",
+    INBOUND_BUCKET: "inbound-mail",
     // Local only: client webhooks may go to a receiver on this machine (production refuses private addresses).
     WEBHOOK_URL_ALLOW_PRIVATE: "true",
   };

@@ -8,6 +8,7 @@ import { controlRoutes } from "./control/control.routes";
 import { createS3Target } from "./control/inbound-store";
 import { Notifier } from "./notifications/notifier";
 import { sesRoutes } from "./ses/ses.routes";
+import { sesV1Routes } from "./ses/ses-v1.routes";
 import { SimulatorState } from "./state/simulator-state";
 
 /** Enough for every test and benchmark that reads messages back (a 12,500-recipient batch among them). */
@@ -105,6 +106,7 @@ export function createSimulator(opts: SimulatorOptions): Simulator {
   app.disable("x-powered-by");
   app.use("/v2", sesRoutes(ctx));
   app.use("/_sim", controlRoutes(ctx, signing.certPem));
+  app.use(sesV1Routes(ctx));
   app.get("/", (_req, res) => {
     res.json({ service: "provider-simulator", ses: "/v2/email", control: "/_sim", cert: "/_sim/cert.pem" });
   });

@@ -50,6 +50,8 @@ function projectView(p: ProjectRow) {
     // at a time); null while it answers.
     webhook_failing_since: p.webhookFailingSince?.toISOString() ?? null,
     webhook_dev_failing_since: p.webhookDevFailingSince?.toISOString() ?? null,
+    inbound_webhook_failing_since: p.inboundWebhookFailingSince?.toISOString() ?? null,
+    inbound_webhook_dev_failing_since: p.inboundWebhookDevFailingSince?.toISOString() ?? null,
     total_sent: Number(p.totalSent),
     created_at: p.createdAt.toISOString(),
   };
@@ -258,10 +260,13 @@ export function adminRouter(deps: AdminDeps): Router {
           body: string;
           is_test: boolean;
           status: string;
+          kind: string;
           has_url: boolean;
         }>(
-          `SELECT d.event_id, d.event, d.project_id, d.body, d.is_test, d.status,
-                  COALESCE(CASE WHEN d.is_test THEN p.webhook_url_dev ELSE p.webhook_url END, '') <> '' AS has_url
+          `SELECT d.event_id, d.event, d.project_id, d.body, d.is_test, d.status, d.kind,
+                  COALESCE(CASE WHEN d.kind = 'inbound'
+                                THEN CASE WHEN d.is_test THEN p.inbound_webhook_url_dev ELSE p.inbound_webhook_url END
+                                ELSE CASE WHEN d.is_test THEN p.webhook_url_dev ELSE p.webhook_url END END, '') <> '' AS has_url
              FROM webhook_deliveries d JOIN projects p ON p.id = d.project_id
             WHERE d.id = $1 FOR UPDATE OF d`,
           [id],
@@ -273,7 +278,7 @@ export function adminRouter(deps: AdminDeps): Router {
       if (!row.has_url)
         throw new AppError(
           ErrorCode.CONFLICT,
-          `The project has no ${row.is_test ? "webhook_url_dev" : "webhook_url"} to deliver to`,
+          `The project has no ${row.kind === "inbound" ? "inbound_" : ""}${row.is_test ? "webhook_url_dev" : "webhook_url"} to deliver to`,
         );
       if (!FINISHED_DELIVERY.has(row.status))
         throw new AppError(
@@ -284,17 +289,27 @@ export function adminRouter(deps: AdminDeps): Router {
         "UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = NULL, updated_at = now() WHERE id = $1",
         [id],
       );
-      const activityId =
-        (JSON.parse(row.body) as { data?: { activity_id?: string } }).data?.activity_id ?? "";
-      const envelope = {
-        ...makeEnvelope(
-          RoutingKeys.emailDelivered,
-          { activityId, projectId: row.project_id, isTest: row.is_test },
-          { projectId: row.project_id },
-        ),
-        id: row.event_id,
-        type: row.event,
-      };
+      const data = (JSON.parse(row.body) as { data?: { activity_id?: string; inbound_id?: string } }).data;
+      // an inbound reply's delivery (kind inbound) is sent again as the email.inbound it was
+      const envelope =
+        row.kind === "inbound"
+          ? {
+              ...makeEnvelope(
+                RoutingKeys.emailInbound,
+                { inboundEmailId: data?.inbound_id ?? "", projectId: row.project_id, isTest: row.is_test },
+                { projectId: row.project_id },
+              ),
+              id: row.event_id,
+            }
+          : {
+              ...makeEnvelope(
+                RoutingKeys.emailDelivered,
+                { activityId: data?.activity_id ?? "", projectId: row.project_id, isTest: row.is_test },
+                { projectId: row.project_id },
+              ),
+              id: row.event_id,
+              type: row.event,
+            };
       await insertOutboxRows(c, [
         { exchange: Exchanges.emailEvents, routingKey: row.event, payload: envelope },
       ]);

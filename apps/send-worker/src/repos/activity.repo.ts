@@ -176,7 +176,8 @@ WITH x AS (
   SELECT * FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::text[], $5::uuid[], $6::boolean[])
     AS x(id, provider_message_id, event_id, payload, project_id, is_test)
 ), upd AS (
-  UPDATE activities a SET status = 'sent', provider_message_id = x.provider_message_id, sent_at = now(), updated_at = now()
+  UPDATE activities a SET status = 'sent', provider_message_id = x.provider_message_id, sent_at = now(), updated_at = now(),
+         message_id = lower(x.provider_message_id) || '@' || $9::text
     FROM x WHERE a.id = x.id AND a.status = 'sending'
     RETURNING a.id
 ), answered AS (
@@ -192,7 +193,15 @@ export interface SentItem {
   providerMessageId: string;
 }
 
-export async function markSentMany(db: Db, items: readonly SentItem[]): Promise<boolean[]> {
+/**
+ * `messageIdDomain`: SES overrides the MIME's Message-ID with `<provider id>@<domain>` (sesMessageIdDomain of
+ * @emailsvc/provider); stored bare and lower-case, the id an inbound reply's In-Reply-To names.
+ */
+export async function markSentMany(
+  db: Db,
+  items: readonly SentItem[],
+  messageIdDomain = "email.amazonses.com",
+): Promise<boolean[]> {
   const n = items.length;
   const cols = {
     id: new Array<string>(n),
@@ -223,6 +232,7 @@ export async function markSentMany(db: Db, items: readonly SentItem[]): Promise<
     cols.isTest,
     Exchanges.emailEvents,
     RoutingKeys.emailSent,
+    messageIdDomain,
   ]);
   const written = new Set(res.rows.map((r) => r.id));
   return cols.eventId.map((id) => id !== null && written.has(id));
@@ -243,7 +253,7 @@ export interface SendStatements {
 /** The most activities one claim statement takes (see createSendStatements). */
 export const CLAIM_BATCH = 4;
 
-export function createSendStatements(db: Db): SendStatements {
+export function createSendStatements(db: Db, opts: { messageIdDomain?: string } = {}): SendStatements {
   // The activities of one message (about twenty since public-api shares a message between sends) are read in
   // the same turn: gathered, they share one statement instead of going first-alone-then-the-rest.
   const gatherTurn = true;
@@ -257,7 +267,7 @@ export function createSendStatements(db: Db): SendStatements {
     run: (ids) => claimActivities(db, ids),
     maxBatch: CLAIM_BATCH,
   });
-  const sent = createBatcher<SentItem, boolean>({ run: (items) => markSentMany(db, items), gatherTurn });
+  const sent = createBatcher<SentItem, boolean>({ run: (items) => markSentMany(db, items, opts.messageIdDomain), gatherTurn });
   return {
     load: (id) => loads.submit(id),
     claim: (id) => claims.submit(id),

@@ -1,7 +1,12 @@
 import { Queues, RoutingKeys, type Envelope } from "@emailsvc/contracts";
 import { DeferredError, defineConsumer, RetryableError } from "@emailsvc/messaging";
 import type { EventPayload } from "../use-cases/build-event-body";
-import { deliverWebhook, type DeliverDeps } from "../use-cases/deliver-webhook";
+import {
+  deliverInboundWebhook,
+  deliverWebhook,
+  type DeliverDeps,
+  type InboundPayload,
+} from "../use-cases/deliver-webhook";
 import type { FailingReceivers } from "../use-cases/failing-receivers";
 import type { SlowReceiverGate } from "../use-cases/slow-receivers";
 
@@ -30,8 +35,28 @@ export function eventsConsumer(deps: DeliverDeps, gate?: SlowReceiverGate, faili
       release?.();
     }
   };
+  // An inbound reply goes to the project's inbound URLs: the same gates, keyed apart from the event URLs (another
+  // receiver), the same attempt log, retries and redelivery.
+  const deliverInbound = async (envelope: Envelope<InboundPayload>): Promise<void> => {
+    const { projectId, isTest } = envelope.payload;
+    const known = typeof isTest === "boolean";
+    const report = failing && known ? failing.admit(projectId, isTest, "inbound") : undefined;
+    if (report === null) throw new DeferredError("the project's inbound webhook receiver is failing; deferred");
+    const release = gate && known ? gate.admit(projectId, isTest, "inbound") : undefined;
+    if (release === null) {
+      report?.("none");
+      throw new DeferredError("the project's inbound webhook receiver is slow; deferred");
+    }
+    try {
+      const outcome = await deliverInboundWebhook(deps, envelope.id, envelope.payload, report);
+      if (outcome === "retry") throw new RetryableError("inbound webhook delivery failed; retrying");
+    } finally {
+      report?.("none");
+      release?.();
+    }
+  };
   // One handler per routing key `email.#` brings here (the catalogue's list): the events that become client
-  // webhooks are delivered; email.failed and email.inbound reach clients by their own paths, so they are acked.
+  // webhooks are delivered; email.failed reaches clients by its own path, so it is acked.
   const acknowledge = () => undefined;
   return defineConsumer(Queues.webhookDispatcherEvents, {
     [RoutingKeys.emailSent]: deliver,
@@ -43,6 +68,6 @@ export function eventsConsumer(deps: DeliverDeps, gate?: SlowReceiverGate, faili
     [RoutingKeys.emailRejected]: deliver,
     [RoutingKeys.emailDeliveryDelayed]: deliver,
     [RoutingKeys.emailFailed]: acknowledge,
-    [RoutingKeys.emailInbound]: acknowledge,
+    [RoutingKeys.emailInbound]: (envelope) => deliverInbound(envelope as Envelope<InboundPayload>),
   });
 }

@@ -1,4 +1,5 @@
 import { type Dispatcher, request } from "undici";
+import { isUuid } from "@emailsvc/contracts";
 import { decryptSecret, type Db } from "@emailsvc/db";
 import { isBlockedAddress, refusedLiteral, type AddressPolicy } from "@emailsvc/http";
 import type { Logger } from "@emailsvc/observability";
@@ -93,6 +94,32 @@ const LOAD_SQL = `
     LEFT JOIN api_keys k ON k.project_id = COALESCE(d.project_id, a.project_id)
                         AND k.active_mode = CASE WHEN COALESCE(d.is_test, a.is_test) THEN 'test' ELSE 'live' END`;
 
+/**
+ * The same for an inbound reply (email.inbound): its body was built and stored by inbound-mail with the reply
+ * (spec 6.2's exact body), and it goes to the project's inbound URL of the reply's mode.
+ */
+const LOAD_INBOUND_SQL = `
+  SELECT d.id AS d_id, d.status AS d_status, d.attempts AS d_attempts, d.url AS d_url, d.body AS d_body,
+         d.is_test AS d_is_test, d.project_id AS d_project_id,
+         im.id, im.project_id, im.is_test, im.webhook_body, k.key_ciphertext,
+         NULLIF(CASE WHEN COALESCE(d.is_test, im.is_test) THEN p.inbound_webhook_url_dev ELSE p.inbound_webhook_url END, '') AS cur_url
+    FROM (SELECT 1) one
+    LEFT JOIN webhook_deliveries d ON d.event_id = $1 AND d.kind = 'inbound'
+    LEFT JOIN inbound_messages im ON im.id = $2::uuid AND im.project_id = $3::uuid
+    LEFT JOIN projects p ON p.id = COALESCE(d.project_id, im.project_id)
+    LEFT JOIN api_keys k ON k.project_id = COALESCE(d.project_id, im.project_id)
+                        AND k.active_mode = CASE WHEN COALESCE(d.is_test, im.is_test) THEN 'test' ELSE 'live' END`;
+
+/** Which of a project's two pairs of URLs a delivery goes to: email events, or inbound replies. */
+export type DeliveryKind = "outbound" | "inbound";
+
+/** What an email.inbound names. */
+export interface InboundPayload {
+  inboundEmailId: string;
+  projectId: string;
+  isTest?: boolean;
+}
+
 type LoadRow = Partial<EventSource> & {
   d_id: string | null;
   d_status: string | null;
@@ -151,11 +178,67 @@ async function loadOrCreate(
   return existing.rows[0] ? { delivery: existing.rows[0], keyCiphertext, url } : null;
 }
 
-/** The project has no URL for the delivery's mode (any more): no attempt follows, it ends as `skipped`. */
-async function skipDelivery(db: Db, eventId: string): Promise<void> {
-  await db.pool.query(
-    "UPDATE webhook_deliveries SET status = 'skipped', next_attempt_at = NULL, updated_at = now() WHERE event_id = $1 AND kind = 'outbound' AND status IN ('pending', 'failed')",
+async function loadOrCreateInbound(
+  deps: DeliverDeps,
+  eventId: string,
+  payload: InboundPayload,
+): Promise<{ delivery: DeliveryRow; keyCiphertext: string | null; url: string | null } | null> {
+  if (!isUuid(payload.inboundEmailId)) return null;
+  const r = (
+    await deps.db.pool.query<{
+      d_id: string | null;
+      d_status: string | null;
+      d_attempts: number | null;
+      d_url: string | null;
+      d_body: string | null;
+      d_is_test: boolean | null;
+      d_project_id: string | null;
+      id: string | null;
+      project_id: string | null;
+      is_test: boolean | null;
+      webhook_body: string | null;
+      key_ciphertext: string | null;
+      cur_url: string | null;
+    }>(LOAD_INBOUND_SQL, [eventId, payload.inboundEmailId, payload.projectId])
+  ).rows[0];
+  if (!r) return null;
+  const keyCiphertext = r.key_ciphertext;
+  const url = r.cur_url;
+  if (r.d_id) {
+    return {
+      delivery: {
+        id: r.d_id,
+        project_id: r.d_project_id!,
+        is_test: r.d_is_test!,
+        url: r.d_url,
+        body: r.d_body!,
+        status: r.d_status!,
+        attempts: r.d_attempts!,
+      },
+      keyCiphertext,
+      url,
+    };
+  }
+  if (!r.id || !r.webhook_body) return null;
+  const inserted = await deps.db.pool.query<DeliveryRow>(
+    `INSERT INTO webhook_deliveries (id, project_id, event_id, kind, event, is_test, url, body, status, updated_at)
+     VALUES (gen_random_uuid(), $1, $2, 'inbound', 'email.inbound', $3, $4, $5, $6, now()) ON CONFLICT (event_id, kind) DO NOTHING
+     RETURNING id, project_id, is_test, url, body, status, attempts`,
+    [r.project_id, eventId, r.is_test, url, r.webhook_body, url ? "pending" : "skipped"],
+  );
+  if (inserted.rows[0]) return { delivery: inserted.rows[0], keyCiphertext, url };
+  const existing = await deps.db.pool.query<DeliveryRow>(
+    "SELECT id, project_id, is_test, url, body, status, attempts FROM webhook_deliveries WHERE event_id = $1 AND kind = 'inbound'",
     [eventId],
+  );
+  return existing.rows[0] ? { delivery: existing.rows[0], keyCiphertext, url } : null;
+}
+
+/** The project has no URL for the delivery's mode (any more): no attempt follows, it ends as `skipped`. */
+async function skipDelivery(db: Db, eventId: string, kind: DeliveryKind = "outbound"): Promise<void> {
+  await db.pool.query(
+    "UPDATE webhook_deliveries SET status = 'skipped', next_attempt_at = NULL, updated_at = now() WHERE event_id = $1 AND kind = $2 AND status IN ('pending', 'failed')",
+    [eventId, kind],
   );
 }
 
@@ -182,13 +265,42 @@ export async function deliverWebhook(
       return "done";
     }
   }
-  const loaded = await loadOrCreate(deps, eventId, event, payload);
+  return attempt(deps, eventId, "outbound", await loadOrCreate(deps, eventId, event, payload), report);
+}
+
+/**
+ * One delivery attempt of an inbound reply (email.inbound) to the project's inbound URL as it is now (a reply to a
+ * live send → inbound_webhook_url, to a test send → inbound_webhook_url_dev, never the other), with the body
+ * inbound-mail stored and the same signatures, attempt log, retries and redelivery as email events.
+ */
+export async function deliverInboundWebhook(
+  deps: DeliverDeps,
+  eventId: string,
+  payload: InboundPayload,
+  report?: (outcome: "reached" | "unreachable") => void,
+): Promise<"done" | "retry"> {
+  if (deps.destinations && typeof payload.isTest === "boolean") {
+    if (!(await deps.destinations.urlFor(payload.projectId, payload.isTest, "inbound"))) {
+      await skipDelivery(deps.db, eventId, "inbound");
+      return "done";
+    }
+  }
+  return attempt(deps, eventId, "inbound", await loadOrCreateInbound(deps, eventId, payload), report);
+}
+
+async function attempt(
+  deps: DeliverDeps,
+  eventId: string,
+  kind: DeliveryKind,
+  loaded: { delivery: DeliveryRow; keyCiphertext: string | null; url: string | null } | null,
+  report?: (outcome: "reached" | "unreachable") => void,
+): Promise<"done" | "retry"> {
   if (!loaded) return "done";
   const d = loaded.delivery;
   if (FINAL.has(d.status)) return "done";
   const url = loaded.url;
   if (!url) {
-    await skipDelivery(deps.db, eventId);
+    await skipDelivery(deps.db, eventId, kind);
     return "done";
   }
   const key = loaded.keyCiphertext ? decryptSecret(loaded.keyCiphertext, deps.encryptionKey) : null;

@@ -28,7 +28,11 @@ export interface FailingReceivers {
    * A function to report the attempt's outcome with (call it once, also when no attempt was made), or null when
    * the destination is failing and this event must wait: a probe is in flight or not yet due.
    */
-  admit(projectId: string, isTest: boolean): ((outcome: AttemptOutcome) => void) | null;
+  admit(
+    projectId: string,
+    isTest: boolean,
+    kind?: "outbound" | "inbound",
+  ): ((outcome: AttemptOutcome) => void) | null;
   /** Destinations failing now, in this process. */
   failingCount(): number;
 }
@@ -39,7 +43,7 @@ export interface FailingReceiversOptions {
   /** Waits before each probe after a failed one: the n-th failed probe in a row waits the n-th (the last repeats). */
   probeMs: readonly number[];
   /** Called when a destination turns failing (true) or recovers (false); errors are the callee's to handle. */
-  onChange?: (projectId: string, isTest: boolean, failing: boolean) => void;
+  onChange?: (projectId: string, isTest: boolean, failing: boolean, kind: "outbound" | "inbound") => void;
 }
 
 interface Destination {
@@ -58,8 +62,9 @@ export function createFailingReceivers(opts: FailingReceiversOptions): FailingRe
   const probeWait = (n: number) => opts.probeMs[Math.min(n, opts.probeMs.length) - 1] ?? 0;
   return {
     failingCount: () => failing,
-    admit(projectId, isTest) {
-      const key = `${projectId}:${isTest ? "test" : "live"}`;
+    admit(projectId, isTest, kind = "outbound") {
+      // the reply URLs are another receiver than the event URLs: each pair has its own state
+      const key = `${projectId}:${isTest ? "test" : "live"}${kind === "inbound" ? ":inbound" : ""}`;
       const now = Date.now();
       const found = destinations.get(key);
       let probe = false;
@@ -80,7 +85,7 @@ export function createFailingReceivers(opts: FailingReceiversOptions): FailingRe
           destinations.delete(key);
           if (d.failing) {
             failing--;
-            opts.onChange?.(projectId, isTest, false);
+            opts.onChange?.(projectId, isTest, false, kind);
           }
           return;
         }
@@ -98,7 +103,7 @@ export function createFailingReceivers(opts: FailingReceiversOptions): FailingRe
           d.failedProbes = 0;
           d.nextProbeAt = Date.now() + probeWait(1);
           failing++;
-          opts.onChange?.(projectId, isTest, true);
+          opts.onChange?.(projectId, isTest, true, kind);
         }
       };
     },

@@ -12,8 +12,15 @@ export function recordReceiverState(db: Db, logger: Logger, metrics: Metrics) {
     "Webhook receivers that turned failing or recovered (state: failing | recovered)",
     ["state"],
   );
-  return (projectId: string, isTest: boolean, failing: boolean): void => {
-    const column = isTest ? "webhook_dev_failing_since" : "webhook_failing_since";
+  return (projectId: string, isTest: boolean, failing: boolean, kind: "outbound" | "inbound" = "outbound"): void => {
+    const column =
+      kind === "inbound"
+        ? isTest
+          ? "inbound_webhook_dev_failing_since"
+          : "inbound_webhook_failing_since"
+        : isTest
+          ? "webhook_dev_failing_since"
+          : "webhook_failing_since";
     const sql = failing
       ? `UPDATE projects SET ${column} = now() WHERE id = $1 AND ${column} IS NULL RETURNING id`
       : `UPDATE projects SET ${column} = NULL WHERE id = $1 AND ${column} IS NOT NULL RETURNING id`;
@@ -21,7 +28,7 @@ export function recordReceiverState(db: Db, logger: Logger, metrics: Metrics) {
       ({ rowCount }) => {
         if (!rowCount) return;
         flips.inc({ state: failing ? "failing" : "recovered" });
-        const fields = { projectId, mode: isTest ? "test" : "live" };
+        const fields = { projectId, mode: isTest ? "test" : "live", ...(kind === "inbound" ? { kind } : {}) };
         // deliveries deferred, probed one at a time / normal delivery resumed
         if (failing) logger.warn(fields, "webhook.endpoint_failing");
         else logger.info(fields, "webhook.endpoint_recovered");

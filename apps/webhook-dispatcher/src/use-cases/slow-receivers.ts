@@ -12,7 +12,7 @@
  */
 export interface SlowReceiverGate {
   /** A release function to call when the attempt ends, or null when the destination has its share in flight. */
-  admit(projectId: string, isTest: boolean): (() => void) | null;
+  admit(projectId: string, isTest: boolean, kind?: "outbound" | "inbound"): (() => void) | null;
 }
 
 /** Fast attempts in a row that make a slow destination fast again. */
@@ -40,13 +40,13 @@ export function createSlowReceiverGate(opts: { slowMs: number; slowLimit: number
   };
   let lastSweep = Date.now();
   return {
-    admit(projectId, isTest) {
+    admit(projectId, isTest, kind = "outbound") {
       const now = Date.now();
       if (now - lastSweep > IDLE_MS) {
         lastSweep = now;
         sweep(now);
       }
-      const key = `${projectId}:${isTest ? "test" : "live"}`;
+      const key = `${projectId}:${isTest ? "test" : "live"}${kind === "inbound" ? ":inbound" : ""}`;
       let d = destinations.get(key);
       if (!d) {
         d = { running: new Map(), slow: false, fastInARow: 0, lastDone: now };

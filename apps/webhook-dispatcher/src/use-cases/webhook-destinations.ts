@@ -1,8 +1,11 @@
 import type { Db } from "@emailsvc/db";
 
 export interface WebhookDestinations {
-  /** The URL an event of this project and mode goes to; null when the project has none for the mode. */
-  urlFor(projectId: string, isTest: boolean): Promise<string | null>;
+  /**
+   * The URL an event of this project and mode goes to; null when the project has none for the mode. `inbound`:
+   * the reply URLs (inbound_webhook_url, inbound_webhook_url_dev) instead of the event URLs.
+   */
+  urlFor(projectId: string, isTest: boolean, kind?: "outbound" | "inbound"): Promise<string | null>;
 }
 
 /**
@@ -12,16 +15,28 @@ export interface WebhookDestinations {
  * set or changed through the admin API is used within `ttlMs`.
  */
 export function createWebhookDestinations(db: Db, ttlMs: number): WebhookDestinations {
-  const cache = new Map<string, { at: number; urls: Promise<{ live: string | null; dev: string | null }> }>();
-  const load = async (projectId: string) => {
-    const { rows } = await db.pool.query<{ webhook_url: string | null; webhook_url_dev: string | null }>(
-      "SELECT webhook_url, webhook_url_dev FROM projects WHERE id = $1",
+  type Urls = { live: string | null; dev: string | null; inLive: string | null; inDev: string | null };
+  const cache = new Map<string, { at: number; urls: Promise<Urls> }>();
+  const load = async (projectId: string): Promise<Urls> => {
+    const { rows } = await db.pool.query<{
+      webhook_url: string | null;
+      webhook_url_dev: string | null;
+      inbound_webhook_url: string | null;
+      inbound_webhook_url_dev: string | null;
+    }>(
+      "SELECT webhook_url, webhook_url_dev, inbound_webhook_url, inbound_webhook_url_dev FROM projects WHERE id = $1",
       [projectId],
     );
-    return { live: rows[0]?.webhook_url || null, dev: rows[0]?.webhook_url_dev || null };
+    const r = rows[0];
+    return {
+      live: r?.webhook_url || null,
+      dev: r?.webhook_url_dev || null,
+      inLive: r?.inbound_webhook_url || null,
+      inDev: r?.inbound_webhook_url_dev || null,
+    };
   };
   return {
-    async urlFor(projectId, isTest) {
+    async urlFor(projectId, isTest, kind = "outbound") {
       let hit = cache.get(projectId);
       if (!hit || Date.now() - hit.at > ttlMs) {
         if (cache.size > 10_000) cache.clear();
@@ -30,6 +45,7 @@ export function createWebhookDestinations(db: Db, ttlMs: number): WebhookDestina
         hit.urls.catch(() => cache.delete(projectId));
       }
       const urls = await hit.urls;
+      if (kind === "inbound") return isTest ? urls.inDev : urls.inLive;
       return isTest ? urls.dev : urls.live;
     },
   };

@@ -1,4 +1,5 @@
-import { GetObjectCommand, PutObjectCommand, type S3Client } from "@aws-sdk/client-s3";
+import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, type S3Client } from "@aws-sdk/client-s3";
+import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
 
 export async function putObject(
   s3: S3Client,
@@ -19,4 +20,40 @@ export async function getObjectBytes(s3: S3Client, bucket: string, key: string):
   const out = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
   if (!out.Body) throw new Error(`S3 object ${bucket}/${key} has no body`);
   return Buffer.from(await out.Body.transformToByteArray());
+}
+
+/** The object's size in bytes, or null when there is no such object. */
+export async function headObjectSize(s3: S3Client, bucket: string, key: string): Promise<number | null> {
+  try {
+    const out = await s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
+    return out.ContentLength ?? 0;
+  } catch (err) {
+    const e = err as { name?: string; $metadata?: { httpStatusCode?: number } };
+    if (e.name === "NotFound" || e.name === "NoSuchKey" || e.$metadata?.httpStatusCode === 404) return null;
+    throw err;
+  }
+}
+
+/**
+ * A presigned GET of the object, valid `expiresInSeconds` (SigV4 allows at most 7 days, and the URL dies sooner
+ * with the temporary credentials that signed it): hand it out right before it is used, never store it.
+ */
+export function presignGetObject(
+  s3: S3Client,
+  input: { bucket: string; key: string; expiresInSeconds: number; filename?: string; contentType?: string },
+): Promise<string> {
+  return getSignedUrl(
+    s3,
+    new GetObjectCommand({
+      Bucket: input.bucket,
+      Key: input.key,
+      ...(input.filename
+        ? {
+            ResponseContentDisposition: `attachment; filename*=UTF-8''${encodeURIComponent(input.filename)}`,
+          }
+        : {}),
+      ...(input.contentType ? { ResponseContentType: input.contentType } : {}),
+    }),
+    { expiresIn: input.expiresInSeconds },
+  );
 }

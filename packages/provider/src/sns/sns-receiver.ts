@@ -13,6 +13,7 @@ import {
  *   200 { success: true, …what onNotification returned }   taken (or subscription confirmed / acknowledged)
  *   400 { success: false, error: "Invalid JSON" }            not JSON / not an SNS message
  *   400 { success: false, error: "SubscribeURL is not an AWS SNS URL" }
+ *   400 { success: false, error }                            onNotification refused it (SnsPayloadError)
  *   403 { success: false, error: "Invalid SNS signature" }   signature, certificate host or topic refused
  *   413 { success: false, error: "Request body too large" }  more than SNS's 256 KB
  *   500 { success: false, error }                            could not take it (SNS retries)
@@ -26,6 +27,14 @@ export interface SnsReceiverOptions {
   onUnsubscribeConfirmation?(message: Record<string, unknown>): Promise<void>;
   /** Confirms a subscription (GET SubscribeURL); injectable for tests. */
   confirmSubscription?: (url: string) => Promise<void>;
+}
+
+/**
+ * Thrown by `onNotification` for a notification that is authentic but unusable (its Message is not what the
+ * receiver takes): answered 400 with this message. SNS does not retry a 4xx, which is right for it.
+ */
+export class SnsPayloadError extends Error {
+  override name = "SnsPayloadError";
 }
 
 export interface SnsNotification {
@@ -118,6 +127,10 @@ export function createSnsReceiver(opts: SnsReceiverOptions): (raw: string) => Pr
       });
       return { status: 200, body: { success: true, ...(extra ?? {}) } };
     } catch (err) {
+      if (err instanceof SnsPayloadError) {
+        opts.logger.warn({ reason: err.message, type: msg.Type }, "refused SNS notification payload");
+        return { status: 400, body: { success: false, error: err.message } };
+      }
       opts.logger.error({ err, type: msg.Type }, "could not take the SNS message; SNS will retry");
       return { status: 500, body: { success: false, error: "Could not accept the message, try again" } };
     }

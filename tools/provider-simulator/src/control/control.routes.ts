@@ -21,7 +21,7 @@ const configPatch = z
         status: z.number().int().min(400).max(599).default(500),
         errorType: z.string().default("InternalFailure"),
         message: z.string().default("Simulated failure"),
-        operation: z.enum(["SendEmail", "any"]).default("SendEmail"),
+        operation: z.enum(["SendEmail", "SendBounce", "any"]).default("SendEmail"),
       })
       .nullable(),
   })
@@ -144,6 +144,10 @@ export function controlRoutes(ctx: SimContext, certPem: string): Router {
   });
   r.get("/inbound", (_req, res) => {
     res.json({ inbound: ctx.state.inbound });
+  });
+  /** SendBounce calls (SES v1): received messages bounced back to their senders. */
+  r.get("/bounces", (_req, res) => {
+    res.json({ count: ctx.state.bounces.length, bounces: ctx.state.bounces });
   });
 
   r.get("/notifications", (req, res) => {

@@ -9,12 +9,27 @@ import { storeInboundMime } from "./inbound-store";
 
 const addressList = z.union([z.string().min(3), z.array(z.string().min(3)).min(1)]);
 
+const status = z.enum(["PASS", "FAIL", "GRAY", "PROCESSING_FAILED"]);
+/** SES's receipt verdicts; each defaults to PASS. */
+const verdicts = z
+  .object({
+    spam: status,
+    virus: status,
+    spf: status,
+    dkim: status,
+    dmarc: status,
+    dmarcPolicy: z.enum(["none", "quarantine", "reject"]),
+  })
+  .partial()
+  .optional();
+
 export const injectInboundBody = z.union([
   z.object({
     raw: z.string().min(1),
     /** Envelope overrides; default from the MIME headers. */
     from: z.string().optional(),
     to: addressList.optional(),
+    verdicts,
   }),
   z.object({
     from: z.string().min(3),
@@ -37,6 +52,7 @@ export const injectInboundBody = z.union([
         }),
       )
       .optional(),
+    verdicts,
   }),
 ]);
 
@@ -103,11 +119,12 @@ export async function injectInbound(ctx: SimContext, body: InjectInboundBody): P
       timestamp: now.toISOString(),
       processingTimeMillis: 50,
       recipients: destination,
-      spamVerdict: { status: "PASS" },
-      virusVerdict: { status: "PASS" },
-      spfVerdict: { status: "PASS" },
-      dkimVerdict: { status: "PASS" },
-      dmarcVerdict: { status: "PASS" },
+      spamVerdict: { status: body.verdicts?.spam ?? "PASS" },
+      virusVerdict: { status: body.verdicts?.virus ?? "PASS" },
+      spfVerdict: { status: body.verdicts?.spf ?? "PASS" },
+      dkimVerdict: { status: body.verdicts?.dkim ?? "PASS" },
+      dmarcVerdict: { status: body.verdicts?.dmarc ?? "PASS" },
+      ...(body.verdicts?.dmarcPolicy ? { dmarcPolicy: body.verdicts.dmarcPolicy } : {}),
       action: stored
         ? {
             type: "S3",

@@ -1,3 +1,4 @@
+import { sesMessageIdDomain } from "@emailsvc/provider";
 import { z } from "zod";
 import type { SimContext } from "../context";
 import { buildMime } from "../mime/build-mime";
@@ -78,8 +79,10 @@ async function recordVerificationMail(ctx: SimContext, address: string): Promise
     text: `Dear Amazon Web Services Customer,\n\nWe have received a request to authorize this email address for use with Amazon SES.\nTo confirm that you are authorized to use this email address, go to the following URL:\n\n${link}\n\n(provider simulator: GET or POST that URL to mark the address verified)\n`,
   });
   const now = Date.now();
+  const id = sesMessageId(now);
   ctx.state.addMessage({
-    id: sesMessageId(now),
+    id,
+    deliveredMessageId: `<${id}@${sesMessageIdDomain(ctx.region)}>`,
     kind: "verification",
     timestamp: new Date(now).toISOString(),
     receivedAtMs: now,

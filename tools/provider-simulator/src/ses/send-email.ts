@@ -4,6 +4,7 @@ import { bareAddress } from "../context";
 import { buildMime } from "../mime/build-mime";
 import { parseMessage } from "../mime/parse-message";
 import type { SimMessage } from "../state/types";
+import { sesMessageIdDomain } from "@emailsvc/provider";
 import { sesMessageId } from "./ids";
 import { badRequest, SesError } from "./ses-errors";
 
@@ -102,8 +103,9 @@ export async function sendEmail(ctx: SimContext, body: unknown): Promise<{ Messa
   }
 
   const now = arrivedAt;
+  const id = sesMessageId(now);
   const message: SimMessage = {
-    id: sesMessageId(now),
+    id,
     kind: "email",
     timestamp: new Date(now).toISOString(),
     receivedAtMs: now,
@@ -114,6 +116,7 @@ export async function sendEmail(ctx: SimContext, body: unknown): Promise<{ Messa
     destination,
     subject: headers.subject,
     ...(headers.messageId ? { headerMessageId: headers.messageId } : {}),
+    deliveredMessageId: `<${id}@${sesMessageIdDomain(ctx.region)}>`,
     headers: headers.headers,
     raw,
     ...(input.ConfigurationSetName ? { configurationSet: input.ConfigurationSetName } : {}),

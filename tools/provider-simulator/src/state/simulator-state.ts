@@ -1,5 +1,12 @@
 import { SendRateTracker } from "./send-rate";
-import type { InjectedInbound, NotificationRecord, RuntimeConfig, SimIdentity, SimMessage } from "./types";
+import type {
+  InjectedInbound,
+  NotificationRecord,
+  RuntimeConfig,
+  SimBounce,
+  SimIdentity,
+  SimMessage,
+} from "./types";
 
 const MAX_NOTIFICATIONS_KEPT = 20_000;
 
@@ -9,6 +16,7 @@ export class SimulatorState {
   readonly messagesById = new Map<string, SimMessage>();
   readonly identities = new Map<string, SimIdentity>();
   readonly inbound: InjectedInbound[] = [];
+  readonly bounces: SimBounce[] = [];
   readonly notifications: NotificationRecord[] = [];
   readonly sendRate = new SendRateTracker();
   notificationCounts = { delivered: 0, failed: 0, skipped: 0 };
@@ -63,6 +71,7 @@ export class SimulatorState {
     this.clearMessages();
     this.identities.clear();
     this.inbound.length = 0;
+    this.bounces.length = 0;
     this.notifications.length = 0;
     this.notificationCounts = { delivered: 0, failed: 0, skipped: 0 };
     this.sendRate.reset();

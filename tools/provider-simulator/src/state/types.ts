@@ -17,6 +17,11 @@ export interface SimMessage {
   subject: string;
   /** Message-ID header of the MIME (not the SES id). */
   headerMessageId?: string;
+  /**
+   * The Message-ID the delivered email carries: SES overrides the MIME's with `<id>@email.amazonses.com`
+   * (`<region>.amazonses.com` outside us-east-1). What a reply's In-Reply-To names.
+   */
+  deliveredMessageId: string;
   headers: { name: string; value: string }[];
   raw: string;
   configurationSet?: string;
@@ -47,6 +52,18 @@ export interface InjectedInbound {
   raw: string;
 }
 
+/** A SendBounce call (SES v1): a received message bounced back to its sender. */
+export interface SimBounce {
+  messageId: string;
+  originalMessageId: string;
+  bounceSender: string;
+  explanation: string;
+  /** the original message's sender, who receives the bounce */
+  to: string;
+  recipients: { recipient: string; bounceType?: string; status?: string; diagnosticCode?: string }[];
+  timestamp: string;
+}
+
 /** A signed SNS notification the simulator built, and what became of posting it. */
 export interface NotificationRecord {
   snsMessageId: string;
@@ -68,7 +85,7 @@ export interface FaultSpec {
   status: number;
   errorType: string;
   message: string;
-  operation: "SendEmail" | "any";
+  operation: "SendEmail" | "SendBounce" | "any";
 }
 
 export interface RuntimeConfig {

@@ -1,0 +1,36 @@
+import { sesMessageIdDomain } from "@emailsvc/provider";
+import type { Deps } from "./deps";
+import { createResolveRepo } from "./repos/resolve.repo";
+import type { ProcessDeps } from "./use-cases/process-notification";
+
+const DAY = 24 * 60 * 60_000;
+
+/** The consumer's dependencies from the service's. */
+export function processDepsOf(deps: Deps): ProcessDeps {
+  const env = deps.env;
+  return {
+    db: deps.db,
+    s3: deps.s3,
+    sesV1: deps.sesV1,
+    logger: deps.logger,
+    resolve: createResolveRepo(deps.db, sesMessageIdDomain(env.AWS_REGION)),
+    kickOutbox: () => deps.outbox.kick(),
+    counters: {
+      processed: deps.metrics.counter("inbound_messages_total", "Inbound emails stored, by matched rule and kind", [
+        "matched_by",
+        "kind",
+      ]),
+    },
+    config: {
+      inboundDomain: env.INBOUND_DOMAIN,
+      bucket: env.INBOUND_BUCKET,
+      attachmentsBucket: env.INBOUND_ATTACHMENTS_BUCKET ?? env.INBOUND_BUCKET,
+      maxBytes: env.INBOUND_MAX_BYTES,
+      bounceSender: env.INBOUND_BOUNCE_SENDER ?? `MAILER-DAEMON@${env.INBOUND_DOMAIN}`,
+      publicBaseUrl: env.PUBLIC_BASE_URL,
+      linkSecret: env.TRACKING_SECRET,
+      linkTtlMs: env.INBOUND_LINK_TTL_DAYS * DAY,
+      subjectWindowMs: env.INBOUND_SUBJECT_WINDOW_DAYS * DAY,
+    },
+  };
+}

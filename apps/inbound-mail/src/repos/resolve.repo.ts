@@ -1,0 +1,147 @@
+import type { Db } from "@emailsvc/db";
+
+/** The original send a reply answers: its activity, message and project facts. */
+export interface OutboundSend {
+  activityId: string;
+  projectId: string;
+  isTest: boolean;
+  emailMessageId: string;
+  campaignId: string | null;
+  emailType: string;
+  /** email_messages.source: api, internal, platform, batch, campaign, automation */
+  source: string;
+  /** whether it carried the reply-token Reply-To (spec 4.11: dashboard sends do not) */
+  hasReplyToken: boolean;
+  /** bare lower-case Message-ID as delivered, when known */
+  messageId: string | null;
+  subject: string;
+  recipient: string;
+  fromEmail: string;
+}
+
+const SEND_COLUMNS = `
+  a.id AS activity_id, a.project_id, a.is_test, a.email_message_id, COALESCE(a.campaign_id, m.campaign_id) AS campaign_id,
+  a.email_type, m.source, a.reply_token IS NOT NULL AS has_reply_token,
+  COALESCE(a.message_id, CASE WHEN a.provider_message_id IS NULL THEN NULL ELSE lower(a.provider_message_id) || '@' || $DOMAIN END) AS message_id,
+  m.subject, a.recipient, m.from_email`;
+
+interface SendRow {
+  activity_id: string;
+  project_id: string;
+  is_test: boolean;
+  email_message_id: string;
+  campaign_id: string | null;
+  email_type: string;
+  source: string;
+  has_reply_token: boolean;
+  message_id: string | null;
+  subject: string;
+  recipient: string;
+  from_email: string;
+  key?: string;
+}
+
+const toSend = (r: SendRow): OutboundSend => ({
+  activityId: r.activity_id,
+  projectId: r.project_id,
+  isTest: r.is_test,
+  emailMessageId: r.email_message_id,
+  campaignId: r.campaign_id,
+  emailType: r.email_type,
+  source: r.source,
+  hasReplyToken: r.has_reply_token,
+  messageId: r.message_id,
+  subject: r.subject,
+  recipient: r.recipient,
+  fromEmail: r.from_email,
+});
+
+/** Lookups of the thread rules (spec 4.9 step 3), each scoped as the rule demands. */
+export interface ResolveRepo {
+  /** token → its send, only where the token's project owns the activity. Keyed by token. */
+  byTokens(tokens: string[]): Promise<Map<string, OutboundSend>>;
+  /** the legacy form: the activity, only when it belongs to that project */
+  byLegacy(projectId: string, activityId: string): Promise<OutboundSend | null>;
+  /** sends whose delivered Message-ID is one of `ids`, keyed by that id */
+  byMessageIds(ids: string[]): Promise<Map<string, OutboundSend>>;
+  /**
+   * Threads with this normalised subject active since `since` whose participants include one of `addresses`:
+   * the candidates of the subject rule, newest first.
+   */
+  threadsBySubject(
+    normalizedSubject: string,
+    addresses: string[],
+    since: Date,
+  ): Promise<{ threadId: string; projectId: string; participants: string[]; activityId: string | null }[]>;
+  send(projectId: string, activityId: string): Promise<OutboundSend | null>;
+}
+
+/**
+ * `domain` is SES's Message-ID domain (`email.amazonses.com` in us-east-1): a send whose Message-ID was not
+ * recorded (its worker died after SES accepted it) is still found by the id SES gave it.
+ */
+export function createResolveRepo(db: Db, domain: string): ResolveRepo {
+  const cols = SEND_COLUMNS.replace("$DOMAIN", "$2::text");
+  return {
+    async byTokens(tokens) {
+      if (!tokens.length) return new Map();
+      const { rows } = await db.pool.query<SendRow>(
+        `SELECT t.token AS key, ${cols}
+           FROM reply_tokens t
+           JOIN activities a ON a.id = t.activity_id AND a.project_id = t.project_id
+           JOIN email_messages m ON m.id = a.email_message_id
+          WHERE t.token = ANY($1::text[])`,
+        [tokens, domain],
+      );
+      return new Map(rows.map((r) => [r.key!, toSend(r)]));
+    },
+    async byLegacy(projectId, activityId) {
+      const { rows } = await db.pool.query<SendRow>(
+        `SELECT ${cols} FROM activities a JOIN email_messages m ON m.id = a.email_message_id
+          WHERE a.id = $1::uuid AND a.project_id = $3::uuid`,
+        [activityId, domain, projectId],
+      );
+      return rows[0] ? toSend(rows[0]) : null;
+    },
+    async byMessageIds(ids) {
+      if (!ids.length) return new Map();
+      // SES ids (`<provider id>@…amazonses.com`) are also looked up by provider_message_id (unique index).
+      const providerIds = ids
+        .filter((id) => /@([a-z0-9-]+\.)?amazonses\.com$/.test(id))
+        .map((id) => id.slice(0, id.lastIndexOf("@")));
+      const { rows } = await db.pool.query<SendRow>(
+        `SELECT ${cols} FROM activities a JOIN email_messages m ON m.id = a.email_message_id
+          WHERE a.message_id = ANY($1::text[]) OR a.provider_message_id = ANY($3::text[])`,
+        [ids, domain, providerIds],
+      );
+      const out = new Map<string, OutboundSend>();
+      for (const r of rows) {
+        const s = toSend(r);
+        if (s.messageId) out.set(s.messageId, s);
+      }
+      return out;
+    },
+    async threadsBySubject(normalizedSubject, addresses, since) {
+      const { rows } = await db.pool.query<{
+        id: string;
+        project_id: string;
+        participants: string[];
+        activity_id: string | null;
+      }>(
+        `SELECT id, project_id, participants, activity_id FROM inbound_threads
+          WHERE normalized_subject = $1 AND last_message_at >= $2 AND participants && $3::text[]
+          ORDER BY last_message_at DESC LIMIT 20`,
+        [normalizedSubject, since, addresses],
+      );
+      return rows.map((r) => ({
+        threadId: r.id,
+        projectId: r.project_id,
+        participants: r.participants,
+        activityId: r.activity_id,
+      }));
+    },
+    async send(projectId, activityId) {
+      return this.byLegacy(projectId, activityId);
+    },
+  };
+}
