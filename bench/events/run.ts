@@ -9,6 +9,7 @@
  *      1,000): p99 of sequential requests. Goal < 50 ms each.
  * CPU per item of each process (public-api, PostgreSQL's backends, this load generator) from /proc.
  * Run: pnpm --filter @emailsvc/bench exec tsx --conditions=development events/run.ts [--n 5000] [--seed 1000000]
+ *      [--only singles|bulk|listing]
  */
 import { spawn } from "node:child_process";
 import fs from "node:fs";
@@ -262,9 +263,10 @@ async function main(): Promise<void> {
   const apiPid = pidOfPort(3001 + OFFSET);
   const db = new pg.Pool({ connectionString: DATABASE_URL, max: 4 });
   try {
-    await singles(apiPid);
-    await bulk(db, apiPid);
-    await listing(db, apiPid);
+    const only = process.argv.includes("--only") ? process.argv[process.argv.indexOf("--only") + 1] : null;
+    if (!only || only === "singles") await singles(apiPid);
+    if (!only || only === "bulk") await bulk(db, apiPid);
+    if (!only || only === "listing") await listing(db, apiPid);
   } finally {
     await db.end();
   }

@@ -1,9 +1,12 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Express } from "express";
+import { createEventTracker } from "@emailsvc/db";
 import { finishApp, jsonBody } from "@emailsvc/http";
 import { baseApp, type Traffic } from "@emailsvc/runtime";
 import { adminAuth } from "./admin/admin-auth";
 import { adminRouter } from "./admin/admin.routes";
 import type { Deps } from "./deps";
+import { eventsFastPath } from "./events/events.fast-path";
 import { eventsRouter } from "./events/events.routes";
 import { leadsRouter } from "./leads/leads.routes";
 import { rateLimits } from "./listing/rate-limits";
@@ -27,8 +30,11 @@ export function sendDepsOf(deps: Deps): SendDeps {
   };
 }
 
-/** Public port: the /v1 API (Bearer key). */
-export function createApp(deps: Deps, lifecycle?: Traffic): Express {
+/**
+ * Public port: the /v1 API (Bearer key). `fastPaths: false` leaves every request to Express (the tests compare
+ * both answers; an operator can set EVENTS_FAST_PATH=false to rule the fast path out).
+ */
+export function createApp(deps: Deps, lifecycle?: Traffic, opts: { fastPaths?: boolean } = {}): Express {
   const app = baseApp(deps, lifecycle);
   app.use(docsRouter());
   app.use(
@@ -49,10 +55,28 @@ export function createApp(deps: Deps, lifecycle?: Traffic): Express {
     }),
   );
   const limits = rateLimits(deps);
-  app.use(eventsRouter({ db: deps.db, lookupApiKey: deps.lookupApiKey, rateLimit: limits.events }));
+  const track = createEventTracker(deps.db);
+  app.use(eventsRouter({ db: deps.db, track, lookupApiKey: deps.lookupApiKey, rateLimit: limits.events }));
   app.use(leadsRouter({ db: deps.db, lookupApiKey: deps.lookupApiKey, rateLimit: limits.leads }));
-  return finishApp(app, deps.logger);
+  finishApp(app, deps.logger);
+  if (!(opts.fastPaths ?? deps.env.EVENTS_FAST_PATH)) return app;
+  // An Express app is `(req, res, next) => app.handle(req, res, next)`: the fast path in front of `handle` serves
+  // POST /v1/events for the real server and for supertest alike, before Express touches the request.
+  const events = eventsFastPath({
+    track,
+    lookupApiKey: deps.lookupApiKey,
+    countEvent: limits.countEvent,
+    logger: deps.logger,
+    metrics: deps.metrics,
+  });
+  const handle = (app as unknown as { handle: Handle }).handle.bind(app);
+  (app as unknown as { handle: Handle }).handle = (req, res, next) => {
+    if (!events(req, res)) handle(req, res, next);
+  };
+  return app;
 }
+
+type Handle = (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void) => void;
 
 /** Internal port (cluster only, never routed by the gateway): POST /send-email, /trigger-job, /admin. */
 export function createInternalApp(deps: Deps, lifecycle?: Traffic): Express {

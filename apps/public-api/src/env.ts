@@ -40,6 +40,11 @@ const rateLimitEnv = z.object({
   EVENTS_RATE_LIMIT: z.coerce.number().int().min(0).default(10_000),
   LEADS_RATE_LIMIT: z.coerce.number().int().min(0).default(3_000),
   RATE_LIMIT_WINDOW_MS: z.coerce.number().int().positive().default(60_000),
+  /** POST /v1/events served ahead of Express (events.fast-path.ts); false leaves it to the Express route. */
+  EVENTS_FAST_PATH: z
+    .enum(["true", "false", "1", "0"])
+    .default("true")
+    .transform((v) => v === "true" || v === "1"),
 });
 
 export const envSchema = serviceEnv(3001, 3101)

@@ -1,6 +1,7 @@
 // Custom events, spec 4.7 (and 2, 5, 7, 8). Real: PostgreSQL (the preset's migrated DB), Redis, RabbitMQ.
 import request from "supertest";
 import { MSG_INVALID_KEY_PREFIX, MSG_INVALID_OR_MISSING_KEY } from "@emailsvc/http";
+import { createApp } from "../src/app";
 import { bearer, count, makeProject, startHarness, testEnv, type Harness, type TestProject } from "./helpers";
 
 let h: Harness;
@@ -197,6 +198,60 @@ describe("POST /v1/events", () => {
     }
     const g = await request(h.app).get("/v1/events");
     expect(g.status).toBe(401);
+  });
+});
+
+describe("POST /v1/events ahead of Express (events.fast-path.ts)", () => {
+  // The same app without its fast path: Express's route. Both must answer every body alike.
+  let expressOnly: ReturnType<typeof createApp>;
+  beforeAll(() => {
+    expressOnly = createApp(h.deps, undefined, { fastPaths: false });
+  });
+  const viaFast = (raw: string, key = p.liveKey) =>
+    request(h.app).post("/v1/events").set(bearer(key)).set("content-type", "application/json").send(raw);
+  const viaExpress = (raw: string, key = p.liveKey) =>
+    request(expressOnly)
+      .post("/v1/events")
+      .set(bearer(key))
+      .set("content-type", "application/json")
+      .send(raw);
+  const shape = (r: request.Response) => ({
+    status: r.status,
+    body: { ...r.body, ...(r.body.event_id ? { event_id: "id", recipient_id: "id" } : {}) },
+    requestId: typeof r.headers["x-request-id"],
+    limited: r.headers["ratelimit-limit"],
+  });
+
+  it("answers every body as the Express route does: the same status, body and headers", async () => {
+    // each body is made twice, with a new email each time: both calls create their lead
+    const bodies: ((to: string) => string)[] = [
+      (to) => JSON.stringify({ email: to, event: "signup" }),
+      () => JSON.stringify({ email: "nope", event: "x" }),
+      (to) => JSON.stringify({ email: to }),
+      (to) => JSON.stringify([{ email: to, event: "x" }]),
+      () => JSON.stringify("a string"),
+      () => "{",
+      () => "",
+      (to) => JSON.stringify({ email: to, event: "x", properties: { nul: "a\u0000b" } }),
+    ];
+    for (const [i, body] of bodies.entries()) {
+      const fast = shape(await viaFast(body(email("same"))));
+      const express = shape(await viaExpress(body(email("same"))));
+      expect({ i, ...fast }).toEqual({ i, ...express });
+    }
+    for (const key of ["sk_live_nope", "pk_live_x"])
+      expect(shape(await viaFast("{}", key))).toEqual(shape(await viaExpress("{}", key)));
+  });
+
+  it("a body over 10 MB is a 413 without reading it whole; a request id is kept or made", async () => {
+    const big = await viaFast(
+      JSON.stringify({ email: email(), event: "x", properties: { a: "b".repeat(11 * 1024 * 1024) } }),
+    );
+    expect(big.status).toBe(413);
+    expect(big.body).toEqual({ success: false, error: "Request body too large" });
+    const mine = await viaFast(JSON.stringify({ email: email(), event: "x" })).set("X-Request-Id", "req-123");
+    expect(mine.status).toBe(201);
+    expect(mine.headers["x-request-id"]).toBe("req-123");
   });
 });
 

@@ -31,24 +31,29 @@ export function bearerToken(header: string | undefined): string | null {
 }
 
 /**
- * API-key authentication per spec section 5: missing or unknown key → 401 with the first message,
- * a key whose prefix is none of the three → 401 with the prefix message. Sets `res.locals.auth`.
+ * API-key authentication per spec section 5, from the Authorization header: missing or unknown key → 401 with the
+ * first message, a key whose prefix is none of the three → 401 with the prefix message (thrown as AppError).
  */
+export async function authenticateKey(
+  lookup: ApiKeyLookup,
+  authorization: string | undefined,
+): Promise<AuthContext> {
+  const key = bearerToken(authorization);
+  if (!key) throw new AppError(ErrorCode.UNAUTHORIZED, MSG_INVALID_OR_MISSING_KEY);
+  const mode = modeOfKey(key);
+  if (!mode) throw new AppError(ErrorCode.UNAUTHORIZED, MSG_INVALID_KEY_PREFIX);
+  const found = await lookup(key);
+  if (!found) throw new AppError(ErrorCode.UNAUTHORIZED, MSG_INVALID_OR_MISSING_KEY);
+  return { projectId: found.projectId, keyId: found.keyId, mode };
+}
+
+/** `authenticateKey` as Express middleware: sets `res.locals.auth`. */
 export function apiKeyAuth(lookup: ApiKeyLookup): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
-    const key = bearerToken(req.header("authorization"));
-    if (!key) return next(new AppError(ErrorCode.UNAUTHORIZED, MSG_INVALID_OR_MISSING_KEY));
-    const mode = modeOfKey(key);
-    if (!mode) return next(new AppError(ErrorCode.UNAUTHORIZED, MSG_INVALID_KEY_PREFIX));
-    lookup(key).then(
-      (found) => {
-        if (!found) return next(new AppError(ErrorCode.UNAUTHORIZED, MSG_INVALID_OR_MISSING_KEY));
-        const auth: AuthContext = { projectId: found.projectId, keyId: found.keyId, mode };
-        res.locals.auth = auth;
-        next();
-      },
-      (err: unknown) => next(err),
-    );
+    authenticateKey(lookup, req.header("authorization")).then((auth) => {
+      res.locals.auth = auth;
+      next();
+    }, next);
   };
 }
 

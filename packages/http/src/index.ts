@@ -9,3 +9,4 @@ export * from "./json-body";
 export * from "./outbound-guard";
 export * from "./list-routes";
 export * from "./rate-limit";
+export * from "./fast-route";

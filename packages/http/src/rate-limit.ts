@@ -35,6 +35,43 @@ export interface RateLimitOptions {
 export const MSG_RATE_LIMITED = (limit: number, windowMs: number): string =>
   `Rate limit exceeded: at most ${limit} requests per ${windowMs === 60_000 ? "minute" : `${windowMs / 1000} s`} per API key`;
 
+/** What one request's count says: the headers to answer with, and the refusal past the limit. */
+export interface RateLimitVerdict {
+  headers: Record<string, string>;
+  refused: AppError | null;
+}
+
+/**
+ * Counts one request of `key` (the transport-free core of `rateLimit`, for routes served ahead of Express).
+ * Null when nothing was counted: the limit is off, or Redis is unreachable (fail open, `onStoreError` told).
+ */
+export async function countRateLimit(
+  opts: Omit<RateLimitOptions, "keyOf">,
+  key: string,
+): Promise<RateLimitVerdict | null> {
+  if (opts.limit <= 0) return null;
+  let out: unknown;
+  try {
+    out = await opts.redis.eval(SCRIPT, 1, `ratelimit:${opts.bucket}:${key}`, opts.windowMs);
+  } catch (err) {
+    opts.onStoreError?.(err);
+    return null;
+  }
+  const [count, ttl] = out as [number, number];
+  const resetSeconds = String(Math.max(1, Math.ceil(ttl / 1000)));
+  const headers: Record<string, string> = {
+    "RateLimit-Limit": String(opts.limit),
+    "RateLimit-Remaining": String(Math.max(0, opts.limit - count)),
+    "RateLimit-Reset": resetSeconds,
+  };
+  if (count <= opts.limit) return { headers, refused: null };
+  headers["Retry-After"] = resetSeconds;
+  return {
+    headers,
+    refused: new AppError(ErrorCode.RATE_LIMITED, MSG_RATE_LIMITED(opts.limit, opts.windowMs)),
+  };
+}
+
 /**
  * Per-key rate limit shared through Redis. Answers carry `RateLimit-Limit`, `RateLimit-Remaining` and
  * `RateLimit-Reset` (seconds); past the limit a 429 with `Retry-After`. With Redis down the limit **fails open**
@@ -43,26 +80,12 @@ export const MSG_RATE_LIMITED = (limit: number, windowMs: number): string =>
  */
 export function rateLimit(opts: RateLimitOptions): RequestHandler {
   return (_req, res, next) => {
-    if (opts.limit <= 0) return next();
-    const key = opts.keyOf(res);
+    const key = opts.limit > 0 ? opts.keyOf(res) : null;
     if (!key) return next();
-    opts.redis.eval(SCRIPT, 1, `ratelimit:${opts.bucket}:${key}`, opts.windowMs).then(
-      (out) => {
-        const [count, ttl] = out as [number, number];
-        const resetSeconds = Math.max(1, Math.ceil(ttl / 1000));
-        res.setHeader("RateLimit-Limit", String(opts.limit));
-        res.setHeader("RateLimit-Remaining", String(Math.max(0, opts.limit - count)));
-        res.setHeader("RateLimit-Reset", String(resetSeconds));
-        if (count > opts.limit) {
-          res.setHeader("Retry-After", String(resetSeconds));
-          return next(new AppError(ErrorCode.RATE_LIMITED, MSG_RATE_LIMITED(opts.limit, opts.windowMs)));
-        }
-        next();
-      },
-      (err: unknown) => {
-        opts.onStoreError?.(err);
-        next();
-      },
-    );
+    countRateLimit(opts, key).then((verdict) => {
+      if (!verdict) return next();
+      for (const [name, value] of Object.entries(verdict.headers)) res.setHeader(name, value);
+      next(verdict.refused ?? undefined);
+    }, next);
   };
 }

@@ -1,4 +1,4 @@
-import { Router, type Request, type RequestHandler } from "express";
+import { Router, type RequestHandler } from "express";
 import {
   EVENT_LIMITS,
   idempotencyKeySchema,
@@ -6,7 +6,7 @@ import {
   trackEventSchema,
   trackEventsBulkSchema,
 } from "@emailsvc/contracts";
-import { type Db, trackEvents, type TrackItem } from "@emailsvc/db";
+import { type Db, type EventTracker, trackEvents, type TrackItem } from "@emailsvc/db";
 import {
   apiKeyAuth,
   AppError,
@@ -18,20 +18,21 @@ import {
   type ApiKeyLookup,
 } from "@emailsvc/http";
 import { listEvents } from "./list-events";
-import { objectBody, totalHeader } from "../listing/request";
+import { objectBody, objectBodyOf, totalHeader } from "../listing/request";
 
 /** 1,000 events with up to 64 KB of properties each would be 64 MB; 10 MB is room for real bulk bodies. */
 export const EVENTS_BODY_LIMIT = "10mb";
 
 export interface EventsRoutesDeps {
   db: Db;
+  /** Single events, group-committed (createEventTracker): shared with the fast path. */
+  track: EventTracker;
   lookupApiKey: ApiKeyLookup;
   /** The per-key rate limit of the events endpoints (spec 8), mounted after the key check. */
   rateLimit: RequestHandler;
 }
 
-function idempotencyHeader(req: Request): string | null {
-  const raw = req.header("idempotency-key");
+function idempotencyHeader(raw: string | string[] | undefined): string | null {
   if (raw === undefined) return null;
   const parsed = idempotencyKeySchema().safeParse(raw);
   if (!parsed.success)
@@ -40,6 +41,28 @@ function idempotencyHeader(req: Request): string | null {
       `Idempotency-Key: must be 1 to ${EVENT_LIMITS.idempotencyKeyLength} characters`,
     );
   return parsed.data;
+}
+
+/**
+ * POST /v1/events after the key check: validates the body and records the event. Served by the Express route and
+ * by the fast path ahead of it (events.fast-path.ts), so both answer alike.
+ */
+export async function trackOneEvent(
+  track: EventTracker,
+  projectId: string,
+  idempotencyKey: string | string[] | undefined,
+  body: unknown,
+): Promise<Record<string, unknown>> {
+  const key = idempotencyHeader(idempotencyKey);
+  const input = parseInput(trackEventSchema, objectBodyOf(body));
+  const out = await track(projectId, { input, key: input.event_id ?? key });
+  return {
+    success: true,
+    event_id: out.event_id,
+    recipient_id: out.recipient_id,
+    created_lead: out.created_lead,
+    ...(out.duplicate ? { duplicate: true } : {}),
+  };
 }
 
 /**
@@ -56,21 +79,14 @@ export function eventsRouter(deps: EventsRoutesDeps): Router {
 
   r.post("/v1/events", auth, deps.rateLimit, ...body, async (req, res) => {
     const { projectId } = getAuth(res);
-    const key = idempotencyHeader(req);
-    const input = parseInput(trackEventSchema, objectBody(req));
-    const [out] = await trackEvents(deps.db, projectId, [{ input, key: input.event_id ?? key }]);
-    res.status(201).json({
-      success: true,
-      event_id: out!.event_id,
-      recipient_id: out!.recipient_id,
-      created_lead: out!.created_lead,
-      ...(out!.duplicate ? { duplicate: true } : {}),
-    });
+    res
+      .status(201)
+      .json(await trackOneEvent(deps.track, projectId, req.headers["idempotency-key"], req.body));
   });
 
   r.post("/v1/events/bulk", auth, deps.rateLimit, ...body, async (req, res) => {
     const { projectId } = getAuth(res);
-    const key = idempotencyHeader(req);
+    const key = idempotencyHeader(req.headers["idempotency-key"]);
     const { events } = parseInput(trackEventsBulkSchema, objectBody(req));
     const items: TrackItem[] = events.map((raw, i) => {
       const parsed = trackEventSchema.safeParse(raw);

@@ -1,5 +1,5 @@
 import type { RequestHandler } from "express";
-import { getAuth, rateLimit } from "@emailsvc/http";
+import { countRateLimit, getAuth, rateLimit, type RateLimitVerdict } from "@emailsvc/http";
 import type { Deps } from "../deps";
 
 /**
@@ -11,6 +11,8 @@ import type { Deps } from "../deps";
 export function rateLimits(deps: Pick<Deps, "redis" | "env" | "logger">): {
   events: RequestHandler;
   leads: RequestHandler;
+  /** The events limit counted for one key id, for POST /v1/events served ahead of Express. */
+  countEvent: (keyId: string) => Promise<RateLimitVerdict | null>;
 } {
   let lastLog = 0;
   const onStoreError = (err: unknown) => {
@@ -27,8 +29,10 @@ export function rateLimits(deps: Pick<Deps, "redis" | "env" | "logger">): {
     keyOf: (res: Parameters<typeof getAuth>[0]) => getAuth(res).keyId,
     onStoreError,
   };
+  const events = { ...common, bucket: "events", limit: deps.env.EVENTS_RATE_LIMIT };
   return {
-    events: rateLimit({ ...common, bucket: "events", limit: deps.env.EVENTS_RATE_LIMIT }),
+    events: rateLimit(events),
+    countEvent: (keyId) => countRateLimit(events, keyId),
     leads: rateLimit({ ...common, bucket: "leads", limit: deps.env.LEADS_RATE_LIMIT }),
   };
 }

@@ -4,7 +4,10 @@ import type { Total } from "./pagination";
 
 /** A JSON object body, or a 400 that says so (an array or a bare value is no request of these routes). */
 export function objectBody(req: Request): Record<string, unknown> {
-  const b: unknown = req.body;
+  return objectBodyOf(req.body);
+}
+
+export function objectBodyOf(b: unknown): Record<string, unknown> {
   if (typeof b !== "object" || b === null || Array.isArray(b))
     throw new AppError(ErrorCode.VALIDATION, "Request body must be a JSON object");
   return b as Record<string, unknown>;

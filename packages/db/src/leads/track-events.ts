@@ -1,4 +1,5 @@
 import { normalizeLeadEmail, type TrackEventInput } from "@emailsvc/contracts";
+import { createBatcher } from "../batcher";
 import type { Db } from "../create-db";
 import { timeOrderedUuids } from "../time-ordered-uuid";
 import { ensureLeads } from "./ensure-leads";
@@ -118,4 +119,40 @@ export async function trackEvents(
       duplicate: prior !== undefined,
     };
   });
+}
+
+/** Records one event for a project; concurrent calls share statements (see createEventTracker). */
+export type EventTracker = (projectId: string, item: TrackItem) => Promise<TrackedEvent>;
+
+/**
+ * Group commit of single events (POST /v1/events): the first call runs at once, and the calls that arrive while
+ * it runs go to the database together, as one `trackEvents` per project (two statements for the lot instead of
+ * one per event). Answers are per call and the same as one call alone would get; a batch the database refuses
+ * is run again one event at a time, so one bad event fails alone.
+ */
+export function createEventTracker(db: Db, opts: { maxBatch?: number } = {}): EventTracker {
+  const batcher = createBatcher<{ projectId: string; item: TrackItem }, TrackedEvent>({
+    maxBatch: opts.maxBatch ?? 200,
+    run: async (calls) => {
+      const byProject = new Map<string, number[]>();
+      calls.forEach((c, i) => {
+        const list = byProject.get(c.projectId);
+        if (list) list.push(i);
+        else byProject.set(c.projectId, [i]);
+      });
+      const out = new Array<TrackedEvent>(calls.length);
+      await Promise.all(
+        [...byProject].map(async ([projectId, indexes]) => {
+          const tracked = await trackEvents(
+            db,
+            projectId,
+            indexes.map((i) => calls[i]!.item),
+          );
+          indexes.forEach((i, k) => (out[i] = tracked[k]!));
+        }),
+      );
+      return out;
+    },
+  });
+  return (projectId, item) => batcher.submit({ projectId, item });
 }
