@@ -4,10 +4,12 @@
 import { createHmac } from "node:crypto";
 import { waitFor } from "@emailsvc/testing";
 import {
+  deliverRaw,
   hmacHex,
   inboundOf,
   inject,
   makeProject,
+  notificationOf,
   sendEmail,
   type Stack,
   startReceiver,
@@ -99,5 +101,125 @@ describe("the inbound webhook (spec 6.2)", () => {
       storage_key: `attachments/${p.projectId}/${row.id}/1-passwd`,
     });
     expect(d.attachments[0].download_url).toMatch(/\/api\/inbound\/attachments\/[0-9a-f-]{36}\?expires=\d+&sig=[0-9a-f]{64}$/);
+  });
+
+  it("forwards a reply to a test send to inbound_webhook_url_dev, signed with the test key", async () => {
+    const p = await makeProject(stack.db, { live: receiver.url("/live2"), dev: receiver.url("/dev2") });
+    const sent = await sendEmail(stack, p.testKey, p);
+    const injected = await inject(stack, {
+      from: sent.recipient,
+      to: `R-${sent.replyToken.toUpperCase()}@INBOUND.TEST`,
+      subject: `Re: ${sent.subject}`,
+      text: "test mode reply",
+    });
+    const row = await inboundOf(stack, injected.messageId);
+    expect(row).toMatchObject({ matched_by: "token", is_test: true, forward: "queued" });
+    const hit = await waitFor(() => receiver.hits.find((h) => h.body.includes(row.id)), 20_000, "the webhook");
+    expect(hit.path).toBe("/dev2");
+    expect(hit.headers["x-svc-signature"]).toBe(`sha256=${hmacHex(p.testKey, hit.body)}`);
+    expect(hit.headers["x-svc-signature"]).not.toBe(`sha256=${hmacHex(p.liveKey, hit.body)}`);
+    expect(JSON.parse(hit.body)).toMatchObject({ is_test: true, data: { original_outbound: { activity_id: sent.activityId } } });
+    const delivery = await stack.db.pool.query(
+      "SELECT kind, event, status, attempts FROM webhook_deliveries WHERE project_id = $1",
+      [p.projectId],
+    );
+    expect(delivery.rows).toEqual([{ kind: "inbound", event: "email.inbound", status: "succeeded", attempts: 1 }]);
+  });
+
+  it("stores a reply to a test send without inbound_webhook_url_dev, and sends it nowhere (no live fallback)", async () => {
+    const p = await makeProject(stack.db, { live: receiver.url("/live3"), dev: null });
+    const sent = await sendEmail(stack, p.testKey, p);
+    const injected = await inject(stack, { from: sent.recipient, to: `r-${sent.replyToken}@inbound.test`, subject: "Re: x", text: "hi" });
+    const row = await inboundOf(stack, injected.messageId);
+    expect(row).toMatchObject({ project_id: p.projectId, is_test: true, forward: "no_url" });
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(receiver.hits.filter((h) => h.path === "/live3")).toEqual([]);
+    const d = await stack.db.pool.query("SELECT 1 FROM webhook_deliveries WHERE project_id = $1", [p.projectId]);
+    expect(d.rowCount).toBe(0);
+  });
+
+  it("keeps a redelivered notification once: one stored reply, one webhook", async () => {
+    const p = await makeProject(stack.db, { live: receiver.url("/live4") });
+    const sent = await sendEmail(stack, p.liveKey, p);
+    const injected = await inject(stack, { from: sent.recipient, to: `r-${sent.replyToken}@inbound.test`, subject: "Re: dup", text: "once" });
+    const row = await inboundOf(stack, injected.messageId);
+    await waitFor(() => receiver.hits.find((h) => h.path === "/live4"), 20_000, "the webhook");
+    // SNS delivers the very same notification again (same MessageId, same signature)
+    const record = stack.sim.state.notifications.find((n) => n.sesMessageId === injected.messageId)!;
+    const again = await fetch(`${stack.inbound.url}/api/inbound/provider`, {
+      method: "POST",
+      headers: { "content-type": "text/plain; charset=UTF-8" },
+      body: JSON.stringify(record.body),
+    });
+    expect(again.status).toBe(200);
+    expect(await again.json()).toEqual({
+      success: true,
+      messageId: injected.messageId,
+      threadId: row.thread_id,
+      projectId: p.projectId,
+      status: "processed",
+    });
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(receiver.hits.filter((h) => h.path === "/live4")).toHaveLength(1);
+    const n = await stack.db.pool.query("SELECT count(*)::int AS n FROM inbound_messages WHERE project_id = $1", [p.projectId]);
+    expect(n.rows[0].n).toBe(1);
+  });
+
+  it("stores the same email delivered twice by SES (project, Message-ID, recipient) once", async () => {
+    const p = await makeProject(stack.db, { live: receiver.url("/live5") });
+    const sent = await sendEmail(stack, p.liveKey, p);
+    const mail = {
+      from: sent.recipient,
+      to: `r-${sent.replyToken}@inbound.test`,
+      subject: "Re: twice",
+      text: "sent twice",
+      messageId: "<same-mail@example.org>",
+    };
+    const first = await inject(stack, mail);
+    await inboundOf(stack, first.messageId);
+    const second = await inject(stack, mail);
+    const n = await notificationOf(stack, second.messageId);
+    expect(n.status).toBe("duplicate");
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(receiver.hits.filter((h) => h.path === "/live5")).toHaveLength(1);
+  });
+
+  it("answers a new notification 200 before processing (queued, the SES message id), and keeps unmatched mail", async () => {
+    const raw = "From: x@example.org\r\nTo: nobody@inbound.test\r\nSubject: hello\r\nMessage-ID: <u1@example.org>\r\n\r\nhi\r\n";
+    const res = await deliverRaw(stack, raw, ["nobody@inbound.test"]);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ success: true, messageId: res.sesMessageId, threadId: null, projectId: null, status: "queued" });
+    const row = await inboundOf(stack, res.sesMessageId);
+    expect(row).toMatchObject({ project_id: null, thread_id: null, matched_by: null, forward: "unmatched" });
+  });
+
+  it("does not forward a reply to a dashboard send (no reply token): it reached the human sender", async () => {
+    const p = await makeProject(stack.db, { live: receiver.url("/live6") });
+    // a platform send (x-source: platform) through the internal endpoint carries no token
+    const internal = await fetch(`${stack.internalApi}/send-email`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "x-project-id": p.projectId, "x-source": "platform" },
+      body: JSON.stringify({ recipient: "human@example.org", sender: p.sender, subject: "From the dashboard", html: "<p>hi</p>" }),
+    });
+    const body = (await internal.json()) as { activityId?: string };
+    expect(internal.status).toBe(200);
+    const a = await waitFor(
+      async () =>
+        (await stack.db.pool.query("SELECT reply_token, message_id FROM activities WHERE id = $1 AND message_id IS NOT NULL", [body.activityId])).rows[0],
+      20_000,
+      "the platform send",
+    );
+    expect(a.reply_token).toBeNull();
+    const injected = await inject(stack, {
+      from: "human@example.org",
+      to: "support@inbound.test",
+      subject: "Re: From the dashboard",
+      text: "thanks",
+      inReplyTo: `<${a.message_id}>`,
+    });
+    const row = await inboundOf(stack, injected.messageId);
+    expect(row).toMatchObject({ project_id: p.projectId, matched_by: "in_reply_to", forward: "dashboard_send" });
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(receiver.hits.filter((h) => h.path === "/live6")).toEqual([]);
   });
 });

@@ -137,6 +137,8 @@ export interface Stack {
   sim: Simulator;
   env: Record<string, string>;
   publicApi: string;
+  /** public-api's internal port (POST /send-email, /admin) */
+  internalApi: string;
   inboundPort: number;
   inbound: InboundProcess;
   children: Child[];
@@ -243,6 +245,7 @@ export async function startStack(
     sim,
     env,
     publicApi: `http://127.0.0.1:${apiPort}`,
+    internalApi: `http://127.0.0.1:${apiInternal}`,
     inboundPort,
     inbound: await startInbound(opts.inbound ?? "in-process"),
     children,

@@ -1,0 +1,72 @@
+// Real: PostgreSQL, RabbitMQ, Redis, s3rver, the provider simulator, public-api, send-worker, webhook-dispatcher,
+// and inbound-mail as its own process, killed with SIGKILL while it works through a backlog of replies.
+import { waitFor } from "@emailsvc/testing";
+import { inject, makeProject, sendEmail, type Stack, startReceiver, startStack } from "./harness";
+
+jest.setTimeout(240_000);
+let stack: Stack;
+let receiver: Awaited<ReturnType<typeof startReceiver>>;
+beforeAll(async () => {
+  stack = await startStack({ inbound: "child", extraEnv: { INBOUND_PREFETCH: "2", LOG_LEVEL: "error" } });
+  receiver = await startReceiver();
+});
+afterAll(async () => {
+  await receiver?.close();
+  await stack?.close();
+});
+
+const count = async (sql: string, params: unknown[]) =>
+  Number((await stack.db.pool.query<{ n: string }>(`SELECT count(*)::text AS n FROM ${sql}`, params)).rows[0]!.n);
+
+it("loses and duplicates nothing when the consumer is SIGKILLed mid-backlog", async () => {
+  const p = await makeProject(stack.db, { live: receiver.url("/kill") });
+  const sent = await sendEmail(stack, p.liveKey, p);
+  const N = 60;
+  const pdf = Buffer.alloc(8 * 1024, 1).toString("base64");
+  // every notification acknowledged (stored with its outbox row) before the kill
+  const injected = [];
+  for (let i = 0; i < N; i += 10) {
+    injected.push(
+      ...(await Promise.all(
+        Array.from({ length: Math.min(10, N - i) }, (_, j) =>
+          inject(stack, {
+            from: sent.recipient,
+            to: `r-${sent.replyToken}@inbound.test`,
+            subject: `Re: ${sent.subject}`,
+            text: `reply ${i + j}`,
+            messageId: `<kill-${i + j}-${Date.now()}@example.org>`,
+            attachments: [{ filename: `doc-${i + j}.pdf`, content: pdf, contentType: "application/pdf" }],
+          }),
+        ),
+      )),
+    );
+  }
+  expect(injected.every((r) => r.status === "delivered")).toBe(true);
+  const ids = injected.map((r) => r.messageId);
+  // kill while some are done and some are not
+  await waitFor(
+    async () => (await count("inbound_notifications WHERE ses_message_id = ANY($1) AND status <> 'received'", [ids])) >= 5,
+    60_000,
+    "some replies processed",
+    20,
+  );
+  await stack.inbound.stop("SIGKILL");
+  const doneAtKill = await count("inbound_notifications WHERE ses_message_id = ANY($1) AND status <> 'received'", [ids]);
+  expect(doneAtKill).toBeLessThan(N);
+
+  await stack.startInbound("child", { INBOUND_PREFETCH: "8", LOG_LEVEL: "error" });
+  await waitFor(
+    async () => (await count("inbound_notifications WHERE ses_message_id = ANY($1) AND status = 'processed'", [ids])) === N,
+    120_000,
+    "every reply processed after the restart",
+    250,
+  );
+  expect(await count("inbound_messages WHERE project_id = $1", [p.projectId])).toBe(N);
+  expect(await count("inbound_attachments WHERE project_id = $1", [p.projectId])).toBe(N);
+  await waitFor(() => receiver.hits.filter((h) => h.path === "/kill").length >= N, 60_000, "every webhook", 100);
+  await new Promise((r) => setTimeout(r, 1000));
+  const bodies = receiver.hits.filter((h) => h.path === "/kill").map((h) => JSON.parse(h.body).data.message_id);
+  expect(bodies).toHaveLength(N);
+  expect(new Set(bodies).size).toBe(N);
+  expect(await count("webhook_deliveries WHERE project_id = $1 AND status = 'succeeded'", [p.projectId])).toBe(N);
+});
