@@ -5,3 +5,4 @@ export * from "./events";
 export * from "./segments";
 export * from "./idempotency";
 export * from "./campaigns";
+export * from "./shop";
