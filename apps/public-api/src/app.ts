@@ -15,6 +15,7 @@ import { batchRouter } from "./sends/batch.routes";
 import { scheduledSendsRouter } from "./sends/scheduled-sends.routes";
 import { internalSendRouter, v1SendRouter } from "./sends/send.routes";
 import type { SendDeps } from "./sends/send-deps";
+import { threadsRouter } from "./threads/threads.routes";
 
 export function sendDepsOf(deps: Deps): SendDeps {
   return {
@@ -58,6 +59,9 @@ export function createApp(deps: Deps, lifecycle?: Traffic, opts: { fastPaths?: b
   const track = createEventTracker(deps.db);
   app.use(eventsRouter({ db: deps.db, track, lookupApiKey: deps.lookupApiKey, rateLimit: limits.events }));
   app.use(leadsRouter({ db: deps.db, lookupApiKey: deps.lookupApiKey, rateLimit: limits.leads }));
+  app.use(
+    threadsRouter({ db: deps.db, lookupApiKey: deps.lookupApiKey, readInboundMime: deps.readInboundMime }),
+  );
   finishApp(app, deps.logger);
   if (!(opts.fastPaths ?? deps.env.EVENTS_FAST_PATH)) return app;
   // An Express app is `(req, res, next) => app.handle(req, res, next)`: the fast path in front of `handle` serves

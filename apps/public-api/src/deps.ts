@@ -15,6 +15,7 @@ import {
   type TemplateCache,
 } from "@emailsvc/sending";
 import type { Env } from "./env";
+import { createInboundMimeReader } from "./threads/inbound-mime";
 import { SEND_LIMITS } from "@emailsvc/contracts";
 
 export interface Deps extends BaseDeps {
@@ -29,6 +30,8 @@ export interface Deps extends BaseDeps {
   accepts: Batcher<AcceptSendInput, AcceptResult>;
   downloader: SafeDownloader;
   attachmentStore: AttachmentStore;
+  /** The MIME of a received reply, from the inbound bucket (the conversation API's raw view). */
+  readInboundMime(key: string): Promise<Buffer>;
   /** Use cases kick it after a commit; main.ts (or a test harness) starts and stops it. */
   outbox: Outbox;
   /** Closes what createDeps opened beyond the base deps (broker and DB are closed by the runtime). */
@@ -98,6 +101,7 @@ export async function createDeps(env: Env): Promise<Deps> {
     accepts: createAcceptBatcher(base.db),
     downloader,
     attachmentStore,
+    readInboundMime: createInboundMimeReader(env),
     outbox: createOutbox(base, {
       intervalMs: env.OUTBOX_RELAY_INTERVAL_MS,
       batchSize: env.OUTBOX_RELAY_BATCH_SIZE,

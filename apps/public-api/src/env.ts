@@ -15,6 +15,8 @@ import { serviceEnv } from "@emailsvc/runtime";
 const sendEnv = z.object({
   /** S3 bucket holding attachments of accepted sends (the send-worker reads them from there). */
   ATTACHMENTS_BUCKET: z.string().min(3).default("attachments"),
+  /** The bucket SES's S3 receipt action writes received mail to (GET /v1/inbound/:id/raw reads it). */
+  INBOUND_BUCKET: z.string().min(3).default("inbound-mail"),
   /** Whole download of one `url` attachment, redirects included (spec leaves the value open). */
   ATTACHMENT_DOWNLOAD_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),
   /**

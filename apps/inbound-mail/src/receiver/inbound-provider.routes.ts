@@ -56,6 +56,9 @@ export function inboundProviderHandler(deps: InboundProviderDeps): (raw: string)
 
 export const INBOUND_PROVIDER_PATH = "/api/inbound/provider";
 
+/** The route this fast path serves, for the route-coverage check against the public OpenAPI document. */
+export const INBOUND_PROVIDER_ROUTES = ["POST /api/inbound/provider"];
+
 /** On plain node:http ahead of Express, as notification-ingest's receiver. */
 export function inboundProviderFastPath(
   deps: InboundProviderDeps,

@@ -4,5 +4,6 @@ export * from "./leads";
 export * from "./events";
 export * from "./segments";
 export * from "./idempotency";
+export * from "./threads";
 export * from "./campaigns";
 export * from "./shop";

@@ -3,6 +3,7 @@ import { domainRoutes } from "./domains.routes";
 import { eventRoutes, leadRoutes } from "./leads-events.routes";
 import { receiverRoutes } from "./receivers.routes";
 import { sendRoutes } from "./sends.routes";
+import { threadRoutes } from "./threads.routes";
 
 export * from "./builder";
 export { sendBatchBody } from "./sends.routes";
@@ -12,6 +13,7 @@ export const publicRoutes: RouteDoc[] = [
   ...sendRoutes,
   ...eventRoutes,
   ...leadRoutes,
+  ...threadRoutes,
   ...domainRoutes,
   ...receiverRoutes,
 ];
@@ -26,7 +28,7 @@ export function publicOpenApi(): ReturnType<typeof buildDocument> {
       version: "1.0.0",
       description:
         "Send email on your own Amazon SES account: individual, templated, scheduled and batch sends, domains and " +
-        "sender addresses, custom events and leads. Authenticate with `Authorization: Bearer <key>`; errors " +
+        "sender addresses, custom events and leads, reply threads. Authenticate with `Authorization: Bearer <key>`; errors " +
         "answer `{ success: false, error }`.",
     },
     publicRoutes,

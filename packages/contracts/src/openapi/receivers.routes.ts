@@ -90,4 +90,60 @@ export const receiverRoutes: RouteDoc[] = [
       400: { description: "Unknown or unsigned link", contentType: "text/html" },
     },
   },
+  {
+    service: "inbound-mail",
+    method: "post",
+    path: "/api/inbound/provider",
+    tag: "Receivers",
+    auth: "none",
+    summary: "SES receiving (incoming email) notifications over SNS (spec 4.9)",
+    description:
+      "The SNS message as `text/plain` JSON, verified as on `/webhooks/provider` (topics in " +
+      "`INBOUND_SNS_TOPIC_ARNS`). A `Received` notification (S3 action: the MIME in the inbound bucket; SNS " +
+      "action: inline) is stored before the answer and processed by a consumer, so a new one answers " +
+      "`threadId: null, projectId: null, status: queued`; SNS redelivering one answers what became of it.",
+    body: z
+      .object({ Type: z.string(), MessageId: z.string(), TopicArn: z.string(), Message: z.string() })
+      .passthrough(),
+    bodyContentType: "text/plain",
+    responses: {
+      200: {
+        description: "Stored (queued), already known, confirmed or acknowledged",
+        schema: z.object({
+          success: z.literal(true),
+          messageId: z.string().optional().describe("SES's message id"),
+          threadId: z.uuid().nullable().optional(),
+          projectId: z.uuid().nullable().optional(),
+          status: z.enum(["queued", "processed", "duplicate", "refused", "failed"]).optional(),
+          message: z.string().optional(),
+        }),
+      },
+      400: badRequest("Invalid JSON, not a Received notification, no object or content"),
+      403: badRequest("Invalid SNS signature or topic not allowed"),
+      413: badRequest("Body too large"),
+      500: internalError,
+    },
+  },
+  {
+    service: "inbound-mail",
+    method: "get",
+    path: "/api/inbound/attachments/{id}",
+    tag: "Receivers",
+    auth: "none",
+    summary: "An inbound attachment's signed link (`download_url`, valid 7 days)",
+    description:
+      "Redirects to a presigned S3 URL made at that moment (valid a few minutes): a presigned URL handed out " +
+      "for 7 days would die with the temporary credentials that signed it.",
+    pathParams: { id: { description: "The attachment", format: "uuid" } },
+    query: z.object({
+      expires: z.string().describe("Unix seconds after which the link is refused"),
+      sig: z.string().describe("HMAC-SHA256 of the id and `expires`"),
+    }),
+    responses: {
+      302: { description: "Redirect to the file", headers: { Location: "A fresh presigned S3 URL" } },
+      403: badRequest("Invalid signature"),
+      404: badRequest("No such attachment"),
+      410: badRequest("The link has expired"),
+    },
+  },
 ];

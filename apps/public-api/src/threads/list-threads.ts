@@ -1,0 +1,65 @@
+import type { ListThreadsQuery } from "@emailsvc/contracts";
+import { type Db, SqlParams } from "@emailsvc/db";
+import { countCapped, pagination, type Total } from "../listing/pagination";
+
+export interface ThreadRow {
+  id: string;
+  activity_id: string | null;
+  email_message_id: string | null;
+  campaign_id: string | null;
+  outbound_message_id: string | null;
+  email_type: string | null;
+  is_test: boolean;
+  subject: string;
+  participants: string[];
+  message_count: number;
+  last_message_at: Date;
+  created_at: Date;
+}
+
+export const THREAD_COLUMNS = `id, activity_id, email_message_id, campaign_id, outbound_message_id, email_type, is_test,
+  subject, participants, message_count, last_message_at, created_at`;
+
+export function threadView(r: ThreadRow) {
+  return {
+    id: r.id,
+    activity_id: r.activity_id,
+    email_id: r.email_message_id,
+    campaign_id: r.campaign_id,
+    outbound_message_id: r.outbound_message_id,
+    email_type: r.email_type,
+    is_test: r.is_test,
+    subject: r.subject,
+    participants: r.participants,
+    message_count: r.message_count,
+    last_message_at: r.last_message_at.toISOString(),
+    created_at: r.created_at.toISOString(),
+  };
+}
+
+/** GET /v1/threads: the key's project only, newest activity first (index project_id, last_message_at, id). */
+export async function listThreads(
+  db: Db,
+  projectId: string,
+  q: ListThreadsQuery,
+): Promise<{ body: unknown; total: Total }> {
+  const params = new SqlParams([projectId]);
+  const where = ["project_id = $1"];
+  if (q.activity_id) where.push(`activity_id = ${params.add(q.activity_id)}::uuid`);
+  if (q.campaign_id) where.push(`campaign_id = ${params.add(q.campaign_id)}::uuid`);
+  if (q.since) where.push(`last_message_at >= ${params.add(q.since.toISOString())}::timestamptz`);
+  const fromWhere = `inbound_threads WHERE ${where.join(" AND ")}`;
+  const offset = (q.page - 1) * q.per_page;
+  const [total, page] = await Promise.all([
+    countCapped(db, fromWhere, params.values, offset + q.per_page),
+    db.pool.query<ThreadRow>(
+      `SELECT ${THREAD_COLUMNS} FROM ${fromWhere}
+        ORDER BY last_message_at DESC, id DESC LIMIT ${q.per_page} OFFSET ${offset}`,
+      params.values,
+    ),
+  ]);
+  return {
+    body: { success: true, data: page.rows.map(threadView), pagination: pagination(q.page, q.per_page, total.total) },
+    total,
+  };
+}
