@@ -2,8 +2,16 @@ import type { Express } from "express";
 import { finishApp } from "@emailsvc/http";
 import { baseApp, type Traffic } from "@emailsvc/runtime";
 import type { Deps } from "./deps";
+import { triggerRouter } from "./trigger/trigger.routes";
 
-/** Health, readiness and metrics only: this service's work arrives from RabbitMQ (or its poller). */
+/** Public port: health, readiness and metrics only. */
 export function createApp(deps: Deps, lifecycle?: Traffic): Express {
   return finishApp(baseApp(deps, lifecycle), deps.logger);
+}
+
+/** Internal port (cluster only, never routed by the gateway): POST /trigger-campaign. */
+export function createInternalApp(deps: Deps, lifecycle?: Traffic): Express {
+  const app = baseApp(deps, lifecycle);
+  app.use(triggerRouter({ db: deps.db, kick: () => deps.kick() }));
+  return finishApp(app, deps.logger);
 }

@@ -96,6 +96,11 @@ export function createInternalApp(deps: Deps, lifecycle?: Traffic): Express {
       onTemplateChanged: (projectId, templateId) => deps.templateCache.invalidate(projectId, templateId),
       onKeysChanged: (projectId) => deps.apiKeys.keysChanged(projectId),
       kickOutbox: () => deps.outbox.kick(),
+      campaigns: {
+        templateCache: deps.templateCache,
+        publicBaseUrl: deps.env.PUBLIC_BASE_URL,
+        production: deps.env.NODE_ENV === "production",
+      },
     }),
   );
   return finishApp(app, deps.logger);

@@ -4,7 +4,7 @@ import type { Logger } from "@emailsvc/observability";
 import { type BaseDeps, createBaseDeps, createOutbox, type Outbox } from "@emailsvc/runtime";
 import type { Env } from "./env";
 import { createRateLimiter } from "./infra/rate-limiter";
-import { createSendStatements } from "./repos/activity.repo";
+import { createPostalAddresses, createSendStatements } from "./repos/activity.repo";
 import type { SendActivityDeps } from "./use-cases/send-activity";
 
 export interface Deps extends BaseDeps {
@@ -39,7 +39,12 @@ export async function createDeps(env: Env): Promise<Deps> {
       maxAttempts: 1,
     }),
     s3: createS3Client({ ...provider, ...(env.S3_ENDPOINT ? { endpoint: env.S3_ENDPOINT } : {}) }),
-    limiter: createRateLimiter(redis, { perSecond: env.SEND_RATE_PER_SECOND }),
+    limiter: createRateLimiter(redis, {
+      perSecond: env.SEND_RATE_PER_SECOND,
+      key: env.SEND_RATE_KEY,
+      bulkMaxAheadMs: env.SEND_BULK_MAX_AHEAD_MS,
+    }),
+    postalAddress: createPostalAddresses(base.db),
     logger: base.logger,
     attachmentsBucket: env.ATTACHMENTS_BUCKET,
     inboundDomain: env.INBOUND_DOMAIN,

@@ -12,6 +12,17 @@ export const envSchema = serviceEnv(3003)
     SEND_RATE_PER_SECOND: z.coerce.number().min(0).default(16),
     /** Messages in flight per replica (spec 8: send worker concurrency 20). */
     SEND_PREFETCH: z.coerce.number().int().positive().default(20),
+    /** The Redis key of the global rate (every replica of one stack shares it; two stacks on one Redis must not). */
+    SEND_RATE_KEY: z.string().min(1).default("emailsvc:send-rate"),
+    /** Campaign sends in progress per replica on the bulk lane (spec 8: send worker concurrency 20, campaigns). */
+    SEND_BULK_CONCURRENCY: z.coerce.number().int().positive().default(20),
+    /** Bulk-lane messages (50 campaign sends each) a replica holds at once: small, so replicas share a campaign. */
+    SEND_BULK_PREFETCH: z.coerce.number().int().positive().default(2),
+    /**
+     * Bulk sends book rate-limit slots only while the slots already booked end within this many ms: a
+     * transactional send made during a campaign that saturates the rate waits at most about this long for its slot.
+     */
+    SEND_BULK_MAX_AHEAD_MS: z.coerce.number().int().positive().default(250),
     ATTACHMENTS_BUCKET: z.string().min(3).default("attachments"),
     /** A provider call taking longer counts as a timeout (transient; 504 on the synchronous path). */
     PROVIDER_TIMEOUT_MS: z.coerce.number().int().positive().default(10_000),

@@ -3,7 +3,7 @@ import { getAccount } from "@emailsvc/provider";
 import { runService } from "@emailsvc/runtime";
 import { createApp } from "./app";
 import { rpcConsumer } from "./consumers/rpc.consumer";
-import { sendConsumer } from "./consumers/send.consumer";
+import { bulkSendConsumer, sendConsumer } from "./consumers/send.consumer";
 import { createDeps } from "./deps";
 import { readEnv } from "./env";
 import { createSemaphore } from "./infra/semaphore";
@@ -22,6 +22,13 @@ runService({
     );
     const run = createSemaphore(env.SEND_PREFETCH);
     const send = await deps.broker.consume(sendConsumer(deps.send, run), { prefetch: env.SEND_PREFETCH });
+    // The bulk lane (campaigns): its own queue and concurrency, so its backlog never sits before transactional mail.
+    const bulk = await deps.broker.consume(
+      bulkSendConsumer(deps.send, createSemaphore(env.SEND_BULK_CONCURRENCY)),
+      {
+        prefetch: env.SEND_BULK_PREFETCH,
+      },
+    );
     const rpc = await deps.broker.serveRpc(Queues.sendWorkerRpc, rpcConsumer(deps.send), {
       prefetch: env.SEND_PREFETCH,
     });
@@ -37,7 +44,7 @@ runService({
     });
     return async () => {
       await reconcile.stop();
-      await Promise.all([send.close(), rpc.close()]);
+      await Promise.all([send.close(), bulk.close(), rpc.close()]);
       await deps.outbox.stop();
       deps.redis.disconnect();
     };

@@ -6,3 +6,4 @@ export * from "./render-template";
 export * from "./text-part";
 export * from "./tracking-signature";
 export * from "./unsubscribe-footer";
+export * from "./content-variables";

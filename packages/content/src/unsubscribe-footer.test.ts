@@ -29,4 +29,17 @@ describe("unsubscribe link and footer", () => {
       /^<p>x<\/p><div /,
     );
   });
+
+  it("prints the project's postal address between the sender and the link, in both parts", () => {
+    const out = addUnsubscribeFooter(
+      { html: "<body><p>Hi</p></body>", text: "Hi" },
+      { url: "https://x.example/u", sender: "Shop", postalAddress: "1 Main St\nSpringfield <IL>" },
+    );
+    expect(out.html).toContain(
+      'You received this email from Shop. 1 Main St<br>Springfield &lt;IL&gt;<br><a href="https://x.example/u"',
+    );
+    expect(out.text).toBe(
+      "Hi\n\n--\nYou received this email from Shop.\n1 Main St\nSpringfield <IL>\nUnsubscribe: https://x.example/u\n",
+    );
+  });
 });

@@ -13,3 +13,4 @@ export * from "./quota";
 export * from "./activities.repo";
 export * from "./leads";
 export * from "./campaigns";
+export * from "./unsubscribe.repo";

@@ -72,6 +72,7 @@ export function createSimulator(opts: SimulatorOptions): Simulator {
     enforceVerifiedSenders: opts.enforceVerifiedSenders ?? false,
     fault: null,
     maxMessagesKept: opts.maxMessagesKept ?? DEFAULT_MAX_MESSAGES_KEPT,
+    max24HourSend: 1_000_000,
   });
   let publicUrl = opts.publicUrl?.replace(/\/+$/, "") ?? (opts.port ? `http://127.0.0.1:${opts.port}` : "");
   const inboundTopicArn = opts.inboundTopicArn ?? `arn:aws:sns:${region}:${accountId}:ses-inbound`;

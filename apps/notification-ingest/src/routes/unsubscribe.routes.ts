@@ -1,7 +1,7 @@
 import { isUuid } from "@emailsvc/contracts";
 import { Router, type Response } from "express";
 import { escapeHtml, verifyUnsubscribe } from "@emailsvc/content";
-import type { Db } from "@emailsvc/db";
+import { type Db, recordUnsubscribe } from "@emailsvc/db";
 import { methodNotAllowed } from "@emailsvc/http";
 
 const page = (res: Response, status: number, title: string, body: string): void => {
@@ -42,7 +42,7 @@ async function recipientOf(db: Db, secret: string, id: string, sig: unknown) {
  *                        mailbox providers send from their own unsubscribe button, and the page's form;
  *   GET  /t/u/:id?sig=…  only asks: a GET must not unsubscribe, or every link scanner that opens it would.
  * The recipient is added to the project's suppressions with reason `unsubscribed` (spec 1.7: skipped from then
- * on). A link we did not sign, or whose email is unknown, gets a 400 page and changes nothing.
+ * on) and its lead is marked unsubscribed (no later campaign takes it). A link we did not sign, or whose email is unknown, gets a 400 page and changes nothing.
  */
 export function unsubscribeRouter(deps: { db: Db; secret: string }): Router {
   const r = Router();
@@ -61,11 +61,7 @@ export function unsubscribeRouter(deps: { db: Db; secret: string }): Router {
   r.post("/t/u/:id", async (req, res) => {
     const found = await recipientOf(deps.db, deps.secret, req.params.id, req.query.sig);
     if (!found) return page(res, 400, "Invalid link", INVALID);
-    await deps.db.pool.query(
-      `INSERT INTO suppressions (id, project_id, email, reason, source_activity_id)
-       VALUES (gen_random_uuid(), $1, lower($2), 'unsubscribed', $3) ON CONFLICT (project_id, email) DO NOTHING`,
-      [found.project_id, found.recipient, req.params.id],
-    );
+    await recordUnsubscribe(deps.db.pool, found.project_id, req.params.id, found.recipient);
     unsubscribed(res, found.recipient);
   });
   r.all("/t/u/:id", methodNotAllowed("GET", "HEAD", "POST"));

@@ -7,6 +7,7 @@ import {
   updateProjectSchema,
   updateTemplateSchema,
 } from "./admin.schemas";
+import { campaignPaths } from "./admin-campaigns.openapi";
 
 const json = (schema: z.ZodType) => ({
   content: {
@@ -65,7 +66,7 @@ export function adminOpenApi() {
           },
         },
         patch: {
-          summary: "Update webhook URLs, default_timezone, on_send_unknown, name",
+          summary: "Update webhook URLs, default_timezone, on_send_unknown, postal_address, name",
           requestBody: json(updateProjectSchema),
           responses: { 200: ok("project") },
         },
@@ -147,6 +148,7 @@ export function adminOpenApi() {
           responses: { 200: ok("events") },
         },
       },
+      ...campaignPaths(json, ok),
       "/admin/webhook-deliveries": {
         get: {
           summary: "A project's latest 200 client webhook deliveries, optionally of one status",

@@ -19,7 +19,9 @@ import {
   updateTemplateSchema,
 } from "./admin.schemas";
 import { adminOpenApi } from "./admin.openapi";
+import { adminCampaignsRouter } from "./admin-campaigns.routes";
 import { adminLeadsRouter } from "./admin-leads.routes";
+import type { CampaignDeps } from "../campaigns/campaign-deps";
 
 export interface AdminDeps {
   db: Db;
@@ -29,6 +31,8 @@ export interface AdminDeps {
   onTemplateChanged?: (projectId: string, templateId: string) => void;
   /** Called after a key was regenerated, so no replica's key cache accepts the old key. */
   onKeysChanged?: (projectId: string) => Promise<void>;
+  /** The campaign routes' own needs (template cache, the unsubscribe links' base); none: no campaign routes. */
+  campaigns?: Omit<CampaignDeps, "db" | "kickOutbox">;
 }
 
 const uuid = z.string().uuid();
@@ -46,6 +50,7 @@ function projectView(p: ProjectRow) {
     default_timezone: p.defaultTimezone,
     on_send_unknown: p.onSendUnknown,
     auto_leads_subscribed: p.autoLeadsSubscribed,
+    postal_address: p.postalAddress,
     // Since when the webhook-dispatcher has found the receiver failing (its deliveries deferred and probed one
     // at a time); null while it answers.
     webhook_failing_since: p.webhookFailingSince?.toISOString() ?? null,
@@ -69,6 +74,7 @@ function settingsData(body: z.output<typeof updateProjectSchema>) {
     ...(body.default_timezone !== undefined ? { defaultTimezone: body.default_timezone } : {}),
     ...(body.on_send_unknown !== undefined ? { onSendUnknown: body.on_send_unknown } : {}),
     ...(body.auto_leads_subscribed !== undefined ? { autoLeadsSubscribed: body.auto_leads_subscribed } : {}),
+    ...(body.postal_address !== undefined ? { postalAddress: body.postal_address } : {}),
   };
 }
 
@@ -319,6 +325,8 @@ export function adminRouter(deps: AdminDeps): Router {
   });
 
   r.use(adminLeadsRouter({ db }));
+  if (deps.campaigns)
+    r.use(adminCampaignsRouter({ ...deps.campaigns, db, kickOutbox: () => deps.kickOutbox?.() }));
 
   r.get("/webhook-deliveries", async (req, res) => {
     const { project_id: projectId, status } = parseInput(deliveryListQuery, req.query);

@@ -40,6 +40,17 @@ export const projectSettingsSchema = z.object({
    * `unknown`, not opted in; true subscribes them (only where an event means consent in your product).
    */
   auto_leads_subscribed: z.boolean().optional(),
+  /**
+   * The sender's postal address, printed in the compliance footer of campaigns and marketing batches (CAN-SPAM and
+   * the large mailbox providers ask for one; a campaign does not start without it). An empty string clears it.
+   */
+  postal_address: z
+    .string()
+    .trim()
+    .max(500)
+    .transform((v) => (v === "" ? null : v))
+    .nullable()
+    .optional(),
 });
 
 export const createProjectSchema = projectSettingsSchema.extend({

@@ -1,69 +1,109 @@
-import { consumerCatalogue, Queues, RoutingKeys, sendRequestedIds } from "@emailsvc/contracts";
-import { defineConsumer, RetryableError } from "@emailsvc/messaging";
+import {
+  consumerCatalogue,
+  type Envelope,
+  type EmailSendRequestedPayload,
+  Queues,
+  RoutingKeys,
+  sendRequestedIds,
+} from "@emailsvc/contracts";
+import { defineConsumer, type MessageContext, RetryableError } from "@emailsvc/messaging";
 import { requeueActivities } from "../repos/activity.repo";
 import {
   failReleased,
   sendActivity,
   type SendActivityDeps,
+  type SendLane,
   type SendOutcome,
 } from "../use-cases/send-activity";
 
-const MAX_ATTEMPTS = consumerCatalogue[Queues.sendWorkerSend].retry.maxAttempts;
+type Run = <T>(fn: () => Promise<T>) => Promise<T>;
 
 /**
  * A throttled call is usually one send squeezed by network jitter: try it again a few times right away (it
  * takes a fresh rate-limiter slot each time) before handing the activity to the queue's delayed retry, which
  * would hold up the rest of a batch message for seconds.
  */
-async function sendRetryingThrottle(deps: SendActivityDeps, id: string): Promise<SendOutcome> {
+async function sendRetryingThrottle(
+  deps: SendActivityDeps,
+  id: string,
+  lane: SendLane,
+): Promise<SendOutcome> {
   for (let attempt = 1; ; attempt++) {
-    const o = await sendActivity(deps, id);
+    const o = await sendActivity(deps, id, { lane });
     if (o.kind !== "retry" || o.reason !== "throttle" || attempt >= 3) return o;
     await new Promise((r) => setTimeout(r, 100 * attempt));
   }
 }
 
 /**
- * email.send-requested: sends every listed activity (bounded concurrency). Activities to retry are retried
+ * A send request (either lane): sends every listed activity (bounded concurrency). Activities to retry are retried
  * together after the queue's delay; a message redelivered for them skips the ones already sent (the claim).
- * On the last attempt, throttled activities are re-requested (throttling is never a failure) and transient
- * failures are recorded as failed.
+ * On the last attempt, throttled activities are re-requested on the same lane (throttling is never a failure) and
+ * transient failures are recorded as failed.
  */
-export function sendConsumer(deps: SendActivityDeps, run: <T>(fn: () => Promise<T>) => Promise<T>) {
-  return defineConsumer(Queues.sendWorkerSend, {
-    [RoutingKeys.emailSendRequested]: async (envelope, ctx) => {
-      const ids = sendRequestedIds(envelope.payload);
-      // Every activity gets an outcome, even one whose send threw (a database error outside the provider call):
-      // it counts as transient. With Promise.all one throw discarded the others' outcomes, and on the last attempt
-      // the message was parked with its throttled activities never re-requested: they stayed `queued` for good.
-      const outcomes = await Promise.all(
-        ids.map((id) =>
-          run(() => sendRetryingThrottle(deps, id)).then(
-            (o) => ({ id, o }),
-            (err: unknown): { id: string; o: SendOutcome } => {
-              const message = err instanceof Error ? err.message : String(err);
-              deps.logger.warn({ activityId: id, err: message }, "send threw; will be retried");
-              return { id, o: { kind: "retry", reason: "transient", timeout: false, message } };
-            },
-          ),
+function sendRequested(deps: SendActivityDeps, run: Run, lane: SendLane, maxAttempts: number) {
+  return async (envelope: Envelope<EmailSendRequestedPayload>, ctx: MessageContext): Promise<void> => {
+    const ids = sendRequestedIds(envelope.payload);
+    // Every activity gets an outcome, even one whose send threw (a database error outside the provider call):
+    // it counts as transient. With Promise.all one throw discarded the others' outcomes, and on the last attempt
+    // the message was parked with its throttled activities never re-requested: they stayed `queued` for good.
+    const outcomes = await Promise.all(
+      ids.map((id) =>
+        run(() => sendRetryingThrottle(deps, id, lane)).then(
+          (o) => ({ id, o }),
+          (err: unknown): { id: string; o: SendOutcome } => {
+            const message = err instanceof Error ? err.message : String(err);
+            deps.logger.warn({ activityId: id, err: message }, "send threw; will be retried");
+            return { id, o: { kind: "retry", reason: "transient", timeout: false, message } };
+          },
         ),
+      ),
+    );
+    const retry = outcomes.filter((x) => x.o.kind === "retry");
+    if (!retry.length) return;
+    if (ctx.attempt < maxAttempts) {
+      throw new RetryableError(`${retry.length} of ${ids.length} activities to retry`);
+    }
+    const throttled = retry.filter((x) => x.o.kind === "retry" && x.o.reason === "throttle").map((x) => x.id);
+    if (throttled.length) {
+      await requeueActivities(
+        deps.db,
+        envelope.projectId,
+        throttled,
+        lane === "bulk" ? RoutingKeys.emailBulkSendRequested : RoutingKeys.emailSendRequested,
       );
-      const retry = outcomes.filter((x) => x.o.kind === "retry");
-      if (!retry.length) return;
-      if (ctx.attempt < MAX_ATTEMPTS) {
-        throw new RetryableError(`${retry.length} of ${ids.length} activities to retry`);
-      }
-      const throttled = retry
-        .filter((x) => x.o.kind === "retry" && x.o.reason === "throttle")
-        .map((x) => x.id);
-      if (throttled.length) {
-        await requeueActivities(deps.db, envelope.projectId, throttled);
-        deps.kickOutbox();
-      }
-      for (const x of retry) {
-        if (x.o.kind === "retry" && x.o.reason === "transient")
-          await failReleased(deps, x.id, `gave up after ${ctx.attempt} attempts: ${x.o.message}`);
-      }
-    },
+      deps.kickOutbox();
+    }
+    for (const x of retry) {
+      if (x.o.kind === "retry" && x.o.reason === "transient")
+        await failReleased(deps, x.id, `gave up after ${ctx.attempt} attempts: ${x.o.message}`);
+    }
+  };
+}
+
+/** email.send-requested: the transactional lane (API, internal, scheduled and batch sends). */
+export function sendConsumer(deps: SendActivityDeps, run: Run) {
+  return defineConsumer(Queues.sendWorkerSend, {
+    [RoutingKeys.emailSendRequested]: sendRequested(
+      deps,
+      run,
+      "transactional",
+      consumerCatalogue[Queues.sendWorkerSend].retry.maxAttempts,
+    ),
+  });
+}
+
+/**
+ * email.bulk-send-requested: the bulk lane (campaigns), on its own queue and its own concurrency, its sends taking
+ * only the rate's spare slots (`reserveBulk`).
+ */
+export function bulkSendConsumer(deps: SendActivityDeps, run: Run) {
+  return defineConsumer(Queues.sendWorkerBulk, {
+    [RoutingKeys.emailBulkSendRequested]: sendRequested(
+      deps,
+      run,
+      "bulk",
+      consumerCatalogue[Queues.sendWorkerBulk].retry.maxAttempts,
+    ),
   });
 }

@@ -25,6 +25,23 @@ redis.call('SET', KEYS[1], tostring(tat + interval), 'PX', math.ceil(tat - now +
 return tostring(tat - now)
 `;
 
+/**
+ * RESERVE for the bulk lane: a slot only while the slots already booked end within `maxAhead` ms of now, else the
+ * (negative) time until they do, and nothing is booked. Bulk sends thus take the spare capacity only: however
+ * large a campaign's backlog, a transactional send's RESERVE finds the next free slot at most `maxAhead` ms away.
+ */
+const RESERVE_BULK = `
+local interval = tonumber(ARGV[1])
+local maxAhead = tonumber(ARGV[2])
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
+local tat = tonumber(redis.call('GET', KEYS[1]) or now)
+if tat < now then tat = now end
+if tat - now > maxAhead then return tostring(-(tat - now - maxAhead)) end
+redis.call('SET', KEYS[1], tostring(tat + interval), 'PX', math.ceil(tat - now + interval + 1000))
+return tostring(tat - now)
+`;
+
 const DISPATCH = `
 local rate = tonumber(ARGV[1])
 local span = tonumber(ARGV[2])
@@ -45,18 +62,25 @@ export interface RateLimiter {
   acquire(): Promise<void>;
   /** The first half: waits for this caller's evenly spaced slot. */
   reserve(): Promise<void>;
+  /**
+   * The first half on the bulk lane (campaigns): waits until a slot is spare (booked slots end within
+   * `bulkMaxAheadMs`), then for that slot. One caller per process asks Redis at a time; the others queue here.
+   */
+  reserveBulk(): Promise<void>;
   /** The second half, right before the provider call: waits until the sliding second has room. */
   dispatch(): Promise<void>;
 }
 
 export function createRateLimiter(
   redis: Redis,
-  opts: { perSecond: number; key?: string; marginMs?: number },
+  opts: { perSecond: number; key?: string; marginMs?: number; bulkMaxAheadMs?: number },
 ): RateLimiter {
   if (opts.perSecond <= 0) {
     const none = async () => undefined;
-    return { acquire: none, reserve: none, dispatch: none };
+    return { acquire: none, reserve: none, reserveBulk: none, dispatch: none };
   }
+  const bulkMaxAhead = String(opts.bulkMaxAheadMs ?? 250);
+  let bulkTurn: Promise<void> = Promise.resolve();
   const interval = 1000 / (opts.perSecond * 0.985);
   const key = opts.key ?? "emailsvc:send-rate";
   const logKey = `${key}:sent`;
@@ -66,6 +90,23 @@ export function createRateLimiter(
   const limiter: RateLimiter = {
     async reserve() {
       const slotIn = Number(await redis.eval(RESERVE, 1, key, String(interval)));
+      if (slotIn > 0) await sleep(slotIn);
+    },
+    async reserveBulk() {
+      const before = bulkTurn;
+      let done!: () => void;
+      bulkTurn = new Promise<void>((r) => (done = r));
+      let slotIn = 0;
+      try {
+        await before;
+        for (;;) {
+          slotIn = Number(await redis.eval(RESERVE_BULK, 1, key, String(interval), bulkMaxAhead));
+          if (slotIn >= 0) break;
+          await sleep(-slotIn);
+        }
+      } finally {
+        done();
+      }
       if (slotIn > 0) await sleep(slotIn);
     },
     async dispatch() {

@@ -18,6 +18,8 @@ export interface ClaimedActivity {
   isTest: boolean;
   /** One recipient of a /v1/send-batch call. */
   inBatch: boolean;
+  /** The campaign whose dispatcher created it (its message is shared by a cycle's recipients). */
+  campaignId: string | null;
 }
 
 export interface StoredMessage {
@@ -63,16 +65,16 @@ function toMessage(r: MessageRow): StoredMessage {
 }
 
 /**
- * The queued activities among `ids`, each with its message unless it belongs to a batch (12,500 activities share
- * that one: the caller caches it), in one read. Nothing is claimed yet: the claim comes right before the provider
+ * The queued activities among `ids`, each with its message unless it belongs to a batch or a campaign cycle (up to
+ * 12,500 activities share that one: the caller caches it), in one read. Nothing is claimed yet: the claim comes right before the provider
  * call (CLAIM_SQL), so a worker that dies while rendering or waiting for a rate-limit slot leaves the activity
  * `queued`, and the redelivered message sends it. An activity that is not `queued` (sending, sent, cancelled,
  * failed) answers null and is never sent again.
  */
 const LOAD_SQL = `
 SELECT a.id, a.project_id, a.email_message_id, a.recipient, a.data, a.reply_token, a.is_test,
-       a.batch_id IS NOT NULL AS in_batch,
-       CASE WHEN a.batch_id IS NULL THEN
+       a.batch_id IS NOT NULL AS in_batch, a.campaign_id,
+       CASE WHEN a.batch_id IS NULL AND a.campaign_id IS NULL THEN
          json_build_object('id', m.id, 'from_email', m.from_email, 'from_name', m.from_name, 'subject', m.subject,
            'html', m.html, 'text', m.text, 'cc', m.cc, 'bcc', m.bcc, 'headers', m.headers,
            'attachments', m.attachments, 'template_id', m.template_id, 'source', m.source,
@@ -96,6 +98,7 @@ export async function loadQueued(db: Db, ids: readonly string[]): Promise<(Claim
         replyToken: r.reply_token as string | null,
         isTest: r.is_test as boolean,
         inBatch: r.in_batch as boolean,
+        campaignId: r.campaign_id as string | null,
       },
       message: r.m ? toMessage(r.m as MessageRow) : null,
     });
@@ -267,7 +270,10 @@ export function createSendStatements(db: Db, opts: { messageIdDomain?: string } 
     run: (ids) => claimActivities(db, ids),
     maxBatch: CLAIM_BATCH,
   });
-  const sent = createBatcher<SentItem, boolean>({ run: (items) => markSentMany(db, items, opts.messageIdDomain), gatherTurn });
+  const sent = createBatcher<SentItem, boolean>({
+    run: (items) => markSentMany(db, items, opts.messageIdDomain),
+    gatherTurn,
+  });
   return {
     load: (id) => loads.submit(id),
     claim: (id) => claims.submit(id),
@@ -310,14 +316,39 @@ export async function releaseClaim(db: Db, id: string): Promise<void> {
   );
 }
 
-/** Throttled past the message's last attempt: a fresh send request, because throttling never counts as failure. */
+/**
+ * Throttled past the message's last attempt: a fresh send request, because throttling never counts as failure. On
+ * the lane it came from (`email.bulk-send-requested` for campaign sends).
+ */
 export async function requeueActivities(
   db: Db,
   projectId: string | null,
   activityIds: string[],
+  routingKey:
+    | typeof RoutingKeys.emailSendRequested
+    | typeof RoutingKeys.emailBulkSendRequested = RoutingKeys.emailSendRequested,
 ): Promise<void> {
-  const envelope = makeEnvelope(RoutingKeys.emailSendRequested, { activityIds }, { projectId });
-  await insertOutboxRows(db.pool, [
-    { exchange: Exchanges.emailCommands, routingKey: RoutingKeys.emailSendRequested, payload: envelope },
-  ]);
+  const envelope = makeEnvelope(routingKey, { activityIds }, { projectId });
+  await insertOutboxRows(db.pool, [{ exchange: Exchanges.emailCommands, routingKey, payload: envelope }]);
+}
+
+/**
+ * The project's postal address for the footer of bulk mail, or null. Read once a minute per project at most (a
+ * campaign's sends all ask).
+ */
+export function createPostalAddresses(db: Db, ttlMs = 60_000): (projectId: string) => Promise<string | null> {
+  const cache = new Map<string, { at: number; value: Promise<string | null> }>();
+  return (projectId) => {
+    const hit = cache.get(projectId);
+    if (hit && Date.now() - hit.at < ttlMs) return hit.value;
+    if (cache.size > 1000) cache.clear();
+    const value = db.pool
+      .query<{ postal_address: string | null }>("SELECT postal_address FROM projects WHERE id = $1", [
+        projectId,
+      ])
+      .then((r) => r.rows[0]?.postal_address ?? null);
+    cache.set(projectId, { at: Date.now(), value });
+    value.catch(() => cache.delete(projectId));
+    return value;
+  };
 }

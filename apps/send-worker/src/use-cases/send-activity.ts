@@ -43,7 +43,15 @@ export interface SendActivityDeps {
   providerTimeoutMs?: number;
   /** Tests only (SEND_TEST_HOLD_AFTER_CLAIMS): runs between a won claim and the provider call. */
   afterClaim?: () => Promise<void>;
+  /** The project's postal address for the bulk footer (`createPostalAddresses`); none when absent. */
+  postalAddress?: (projectId: string) => Promise<string | null>;
 }
+
+/**
+ * Which lane a send came on (ARCHITECTURE.md "Two lanes, one provider rate"): `bulk` sends (campaigns) take only
+ * the rate's spare slots, so transactional mail is never held up behind a campaign.
+ */
+export type SendLane = "transactional" | "bulk";
 
 /** Time kept for the answer to travel back to a waiting caller after the provider call ends. */
 export const REPLY_MARGIN_MS = 1000;
@@ -95,7 +103,7 @@ function cachedMessage(deps: SendActivityDeps, id: string): Promise<StoredMessag
 export async function sendActivity(
   deps: SendActivityDeps,
   activityId: string,
-  opts: { deadline?: number } = {},
+  opts: { deadline?: number; lane?: SendLane } = {},
 ): Promise<SendOutcome> {
   const claim = await deps.statements.load(activityId);
   if (!claim) return { kind: "skipped" };
@@ -126,14 +134,17 @@ export async function sendActivity(
     // encoded name broke the display name, and in the footer it could start a line of its own.
     const fromName = message.fromName?.replace(/[\r\n]+/g, " ").trim() || null;
     const headers: MimeInput["headers"] = { ...(message.headers ?? {}) };
-    if (activity.inBatch && message.emailType !== "transactional" && activity.projectId) {
-      // Bulk mail (spec 4.1: unsubscribe headers and the compliance footer come with /v1/send-batch): RFC 8058
-      // one-click unsubscribe, which the large mailbox providers require of bulk senders, and a footer link.
+    const bulk = message.source === "campaign" || (activity.inBatch && message.emailType !== "transactional");
+    if (bulk && activity.projectId) {
+      // Bulk mail (spec 4.1: unsubscribe headers and the compliance footer come with campaign sends and
+      // /v1/send-batch): RFC 8058 one-click unsubscribe, which the large mailbox providers require of bulk senders,
+      // and a footer with the link and the sender's postal address.
       const url = unsubscribeUrl(deps.tracking.baseUrl, deps.tracking.secret, activity.id);
       headers["List-Unsubscribe"] = `<${url}>`;
       headers["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click";
       const sender = fromName ? `${fromName} (${message.fromEmail})` : message.fromEmail;
-      rendered = { ...rendered, ...addUnsubscribeFooter(rendered, { url, sender }) };
+      const postalAddress = (await deps.postalAddress?.(activity.projectId)) ?? null;
+      rendered = { ...rendered, ...addUnsubscribeFooter(rendered, { url, sender, postalAddress }) };
     }
     let replyTo: MimeInput["replyTo"] = null;
     if (activity.replyToken) {
@@ -154,7 +165,7 @@ export async function sendActivity(
       headers,
       attachments,
     });
-    await deps.limiter.reserve();
+    await (opts.lane === "bulk" ? deps.limiter.reserveBulk() : deps.limiter.reserve());
     // A synchronous caller (internal POST /send-email) gives up at its deadline and tells the client 504: the
     // call must end before then, or the email could go out after the client was told it timed out. Without
     // the time for a call, the activity is not claimed (certainly not sent).

@@ -71,7 +71,10 @@ const uuidList = (what: string) => list(z.uuid({ error: `must hold ${what} UUIDs
 const tagList = () => list(z.string().trim().min(1).max(LEAD_LIMITS.tagLength), "tags");
 const emailList = () =>
   list(
-    z.string().trim().refine(isEmailAddress, { error: (i) => `is not a valid email address: ${String(i.input)}` }),
+    z
+      .string()
+      .trim()
+      .refine(isEmailAddress, { error: (i) => `is not a valid email address: ${String(i.input)}` }),
     "email addresses",
   );
 
@@ -99,7 +102,8 @@ export const campaignAudienceSchema = z
     exclude: campaignExclusionSchema.optional(),
   })
   .refine(
-    (a) => a.all_subscribed || a.segment_ids?.length || a.tags?.length || a.lead_ids?.length || a.emails?.length,
+    (a) =>
+      a.all_subscribed || a.segment_ids?.length || a.tags?.length || a.lead_ids?.length || a.emails?.length,
     { error: "must name segment_ids, tags, lead_ids, emails or all_subscribed: true" },
   );
 export type CampaignAudience = z.output<typeof campaignAudienceSchema>;
@@ -135,7 +139,10 @@ const campaignFields = {
   email_type: z.string().trim().min(1).max(50).default("marketing"),
   audience: campaignAudienceSchema,
   /** Not before this time (ISO 8601 with a zone); at once when omitted. */
-  start_at: z.iso.datetime({ offset: true, error: "start_at must be an ISO 8601 date-time" }).nullable().optional(),
+  start_at: z.iso
+    .datetime({ offset: true, error: "start_at must be an ISO 8601 date-time" })
+    .nullable()
+    .optional(),
   /** Batch mode: this many recipients, then `batch_interval_hours` of waiting. */
   batch_size: z.number().int().min(1).max(1_000_000).nullable().optional(),
   batch_interval_hours: hours("batch_interval_hours").nullable().optional(),
@@ -176,7 +183,8 @@ export const campaignUpdateSchema = z
     template_id: campaignFields.template_id.nullable(),
   })
   .superRefine((c, ctx) => {
-    if (c.html && c.template_id) ctx.addIssue({ code: "custom", message: "give html or template_id, not both" });
+    if (c.html && c.template_id)
+      ctx.addIssue({ code: "custom", message: "give html or template_id, not both" });
     checkPacing(c, ctx);
   });
 export type CampaignUpdateInput = z.output<typeof campaignUpdateSchema>;
@@ -212,4 +220,14 @@ export interface TriggerCampaignResponse {
   currentBatch: number;
   /** 0 without batch mode */
   totalBatches: number;
+}
+
+/**
+ * Spec 4.11: a dashboard send (a campaign, its test send) replies to the human sender, not to a reply token:
+ * `Reply-To: "<sender name>" <reply_to, else the sender's address>` (RFC 5322 quoted; the bare address without a
+ * name).
+ */
+export function humanReplyTo(name: string | null, address: string): string {
+  const n = name?.replace(/[\r\n]+/g, " ").trim();
+  return n ? `"${n.replace(/(["\\])/g, "\\$1")}" <${address}>` : address;
 }

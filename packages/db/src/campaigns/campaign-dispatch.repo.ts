@@ -4,7 +4,12 @@
 import type { Pool, PoolClient } from "pg";
 import { withTransaction } from "../create-db";
 import { MONTHLY_QUOTA, usagePeriod } from "../quota";
-import { countAudience, loadAudienceSegments, materialiseSql, type AudienceCounts } from "./campaign-audience";
+import {
+  countAudience,
+  loadAudienceSegments,
+  materialiseSql,
+  type AudienceCounts,
+} from "./campaign-audience";
 import { campaignMovableTo } from "./campaign-status";
 import type { CampaignRow } from "./campaigns.repo";
 
@@ -43,7 +48,13 @@ export async function materialiseCampaign(
   const sql = materialiseSql(campaign.audience, segments, campaign.email_type);
   const ins = await c.query(sql.text, sql.values(campaign.project_id, campaign.id));
   const inserted = ins.rowCount ?? 0;
-  const counts = await countAudience(c, campaign.project_id, campaign.audience, segments, campaign.email_type);
+  const counts = await countAudience(
+    c,
+    campaign.project_id,
+    campaign.audience,
+    segments,
+    campaign.email_type,
+  );
   await c.query(
     `UPDATE campaigns SET status = 'pending', total_recipients = $2, excluded = $3::jsonb, updated_at = now()
       WHERE id = $1 AND status IN ${campaignMovableTo("pending")}`,
@@ -58,7 +69,10 @@ export async function materialiseCampaign(
  * window has reopened, none whose pacing asks it to wait. The one dispatched longest ago goes first, so
  * campaigns share the rate. `skip`: campaigns this tick has already looked at without sending.
  */
-export async function lockNextCampaign(c: PoolClient, skip: readonly string[]): Promise<CampaignRow | undefined> {
+export async function lockNextCampaign(
+  c: PoolClient,
+  skip: readonly string[],
+): Promise<CampaignRow | undefined> {
   const { rows } = await c.query<CampaignRow>(
     `SELECT * FROM campaigns
       WHERE status IN ('pending', 'processing', 'rate_limited')
@@ -95,7 +109,11 @@ export interface ClaimedRecipient {
  * LOCKED (a row another transaction holds is left to it), in ledger order, with their lead and suppression
  * state read now: an unsubscribe or a bounce during the campaign is seen here.
  */
-export async function claimRecipients(c: PoolClient, campaignId: string, n: number): Promise<ClaimedRecipient[]> {
+export async function claimRecipients(
+  c: PoolClient,
+  campaignId: string,
+  n: number,
+): Promise<ClaimedRecipient[]> {
   const { rows } = await c.query<ClaimedRecipient>(
     `SELECT r.id, r.lead_id, COALESCE(l.email, r.email) AS email, l.id IS NOT NULL AS lead_exists,
             l.first_name, l.last_name, l.phone, l.attributes, l.subscription, s.reason AS suppressed
@@ -130,19 +148,21 @@ export async function markDispatched(
   );
 }
 
-/** A cycle's progress on its campaign: `processing`, `n` more rows out of `pending`, when to look again. */
+/**
+ * A cycle's progress on its campaign: `processing`, `n` more rows out of `pending`, when to look again, and its
+ * pacing clock (`last_dispatch_at`: also what orders campaigns so they share the rate).
+ */
 export async function recordCycle(
   c: PoolClient,
   id: string,
-  p: { dispatched: number; currentBatch: number; nextDispatchAt: Date | null; dispatchedNow: boolean },
+  p: { dispatched: number; currentBatch: number; nextDispatchAt: Date | null; lastDispatchAt: Date },
 ): Promise<void> {
   await c.query(
     `UPDATE campaigns SET status = 'processing', status_reason = NULL, status_cause = NULL, rate_limited_until = NULL,
             started_at = COALESCE(started_at, now()), dispatched = dispatched + $2, current_batch = $3,
-            next_dispatch_at = $4, last_dispatch_at = CASE WHEN $5 THEN now() ELSE last_dispatch_at END,
-            updated_at = now()
+            next_dispatch_at = $4, last_dispatch_at = $5, updated_at = now()
       WHERE id = $1`,
-    [id, p.dispatched, p.currentBatch, p.nextDispatchAt, p.dispatchedNow],
+    [id, p.dispatched, p.currentBatch, p.nextDispatchAt, p.lastDispatchAt],
   );
 }
 
@@ -273,7 +293,11 @@ export async function guardFigures(
     [campaign.id],
   );
   const r = rows[0]!;
-  return { sent: Math.max(0, campaign.dispatched - r.not_out), hardBounced: r.hard, complained: r.complained };
+  return {
+    sent: Math.max(0, campaign.dispatched - r.not_out),
+    hardBounced: r.hard,
+    complained: r.complained,
+  };
 }
 
 /**

@@ -26,7 +26,11 @@ export interface CampaignStats {
 }
 
 /** One source of figures: a query over the campaign (`$1` project, `$2` campaign) answering one row of numbers. */
-export type CampaignStatSource = (q: Queryable, projectId: string, campaignId: string) => Promise<Record<string, number>>;
+export type CampaignStatSource = (
+  q: Queryable,
+  projectId: string,
+  campaignId: string,
+) => Promise<Record<string, number>>;
 
 /** The ledger and its activities: every recipient's state and the first-time timestamps of what it did. */
 const recipientFigures: CampaignStatSource = async (q, projectId, campaignId) => {
@@ -69,7 +73,11 @@ const unsubscribes: CampaignStatSource = async (q, projectId, campaignId) => {
  */
 export const CAMPAIGN_STAT_SOURCES: CampaignStatSource[] = [recipientFigures, unsubscribes];
 
-export async function campaignStats(q: Queryable, projectId: string, campaignId: string): Promise<CampaignStats> {
+export async function campaignStats(
+  q: Queryable,
+  projectId: string,
+  campaignId: string,
+): Promise<CampaignStats> {
   const parts = await Promise.all(CAMPAIGN_STAT_SOURCES.map((source) => source(q, projectId, campaignId)));
   return Object.assign({}, ...parts) as CampaignStats;
 }

@@ -240,7 +240,7 @@ export async function cancelCampaign(
   return { campaign, cancelledRecipients: pending.rowCount ?? 0, cancelledSends: sends.rows[0]?.n ?? 0 };
 }
 
-export type TriggerOutcome =
+export type CampaignTriggerOutcome =
   | { kind: "not_found" }
   | { kind: "not_resumable"; campaign: CampaignRow }
   | { kind: "triggered"; campaign: CampaignRow; previousStatus: CampaignStatus };
@@ -256,7 +256,7 @@ export async function triggerCampaign(
   id: string,
   guardBaseline: (campaign: CampaignRow) => Promise<GuardBaseline>,
   projectId?: string,
-): Promise<TriggerOutcome> {
+): Promise<CampaignTriggerOutcome> {
   const campaign = projectId
     ? await findCampaign(c, projectId, id, { forUpdate: true })
     : await findCampaignById(c, id, { forUpdate: true });

@@ -5,3 +5,5 @@ export * from "./campaign-audience";
 export * from "./campaigns.repo";
 export * from "./campaign-dispatch.repo";
 export * from "./campaign-stats";
+export * from "./lead-variables";
+export * from "./campaign-preflight.repo";

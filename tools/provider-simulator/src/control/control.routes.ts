@@ -14,6 +14,8 @@ const configPatch = z
     inboundNotificationUrl: z.string().url().nullable(),
     enforceVerifiedSenders: z.boolean(),
     maxMessagesKept: z.number().int().min(1),
+    /** GetAccount's 24-hour quota. */
+    max24HourSend: z.number().int().min(0),
     /** Arm a scripted failure for the next `count` calls (null disarms). */
     fault: z
       .object({

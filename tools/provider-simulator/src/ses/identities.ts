@@ -156,7 +156,7 @@ export function getAccount(ctx: SimContext) {
     ProductionAccessEnabled: true,
     SendingEnabled: true,
     SendQuota: {
-      Max24HourSend: 1_000_000,
+      Max24HourSend: ctx.state.config.max24HourSend,
       // Unlimited in the simulator is reported as a large quota so callers that pace by it do not stall.
       MaxSendRate: rate ?? 10_000,
       SentLast24Hours: ctx.state.sendRate.accepted,

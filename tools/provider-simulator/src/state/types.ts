@@ -99,4 +99,6 @@ export interface RuntimeConfig {
   fault: FaultSpec | null;
   /** The latest messages kept for `/_sim/messages` (older ones are dropped; counts stay exact). */
   maxMessagesKept: number;
+  /** GetAccount's SendQuota.Max24HourSend (a test lowers it to see a sender's 24-hour quota run out). */
+  max24HourSend: number;
 }

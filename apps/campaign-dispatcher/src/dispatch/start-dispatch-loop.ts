@@ -1,0 +1,103 @@
+import { campaignSendsInFlight, materialiseNextCampaign, settleFinishedCampaigns } from "@emailsvc/db";
+import { type CycleDeps, dispatchCycle, QuotaRaced } from "./dispatch-cycle";
+
+export interface DispatchLoopOptions extends CycleDeps {
+  /** Spec 8: every 5 s; a kick (trigger, a new campaign) runs a tick at once. */
+  intervalMs: number;
+  /** Most campaign sends in flight (handed over, not yet answered) at once: what the rate drains in a few cycles. */
+  maxInFlight: number;
+  /** Called after a tick that wrote outbox rows (the relay's kick). */
+  onDispatched: () => void;
+}
+
+export interface DispatchLoop {
+  /** Run a tick now (after the one running, if any). */
+  kick(): void;
+  /** One tick, awaited (tests). */
+  tick(): Promise<TickResult>;
+  stop(): Promise<void>;
+}
+
+export interface TickResult {
+  materialised: number;
+  queued: number;
+  skipped: number;
+  settled: number;
+}
+
+/**
+ * The dispatcher's loop, in every replica: each tick writes the ledgers of new campaigns, then runs dispatch
+ * cycles (one campaign and at most 500 recipients each) until the in-flight bound is reached or no campaign is
+ * due, then ends the campaigns with nothing left. Replicas share the work through the row locks (SKIP LOCKED).
+ */
+export function startDispatchLoop(opts: DispatchLoopOptions): DispatchLoop {
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<unknown> | null = null;
+  let again = false;
+
+  async function tick(): Promise<TickResult> {
+    const out: TickResult = { materialised: 0, queued: 0, skipped: 0, settled: 0 };
+    for (;;) {
+      const m = await materialiseNextCampaign(opts.db.pool);
+      if (!m || stopped) break;
+      out.materialised++;
+      opts.logger.info(
+        { campaignId: m.campaign.id, recipients: m.inserted, excluded: m.counts.excluded },
+        "campaign recipients written",
+      );
+    }
+    let budget = opts.maxInFlight - (await campaignSendsInFlight(opts.db.pool));
+    const seen: string[] = [];
+    while (budget > 0 && !stopped) {
+      let r;
+      try {
+        r = await dispatchCycle(opts, budget, seen);
+      } catch (err) {
+        if (!(err instanceof QuotaRaced)) throw err;
+        opts.logger.info({ campaignId: err.campaignId }, "monthly quota ran out during a cycle");
+        seen.push(err.campaignId);
+        continue;
+      }
+      if (!r) break;
+      if (r.queued + r.skipped === 0) seen.push(r.campaignId);
+      budget -= r.queued;
+      out.queued += r.queued;
+      out.skipped += r.skipped;
+      if (r.queued) opts.onDispatched();
+    }
+    out.settled = (await settleFinishedCampaigns(opts.db.pool)).length;
+    if (out.queued || out.skipped || out.settled || out.materialised) opts.logger.debug(out, "dispatch tick");
+    return out;
+  }
+
+  function run(): void {
+    if (stopped) return;
+    if (running) {
+      again = true;
+      return;
+    }
+    if (timer) clearTimeout(timer);
+    running = tick()
+      .catch((err: unknown) => opts.logger.error({ err }, "dispatch tick failed"))
+      .finally(() => {
+        running = null;
+        if (stopped) return;
+        if (again) {
+          again = false;
+          run();
+        } else timer = setTimeout(run, opts.intervalMs);
+      });
+  }
+
+  run();
+  return {
+    kick: run,
+    tick,
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await running;
+    },
+  };
+}

@@ -1,0 +1,28 @@
+import { normalizeLeadEmail } from "@emailsvc/contracts";
+import type { Pool, PoolClient } from "pg";
+
+/**
+ * A recipient unsubscribed through the link of a bulk email (RFC 8058 one-click POST, or the page's form): the
+ * address is suppressed with reason `unsubscribed` (every later send skips it, spec 1.7; the suppression names the
+ * send, which is how a campaign counts its unsubscribes), and the project's lead with that address is marked
+ * unsubscribed, so no later campaign takes it into its audience. One statement.
+ */
+export async function recordUnsubscribe(
+  q: Pick<Pool | PoolClient, "query">,
+  projectId: string,
+  activityId: string,
+  recipient: string,
+): Promise<void> {
+  await q.query(
+    `WITH s AS (
+       INSERT INTO suppressions (id, project_id, email, reason, source_activity_id)
+       VALUES (gen_random_uuid(), $1, lower($2), 'unsubscribed', $3) ON CONFLICT (project_id, email) DO NOTHING
+     ), l AS (
+       UPDATE leads SET subscription = 'unsubscribed', subscription_changed_at = now(),
+              subscription_source = 'unsubscribe_link', updated_at = now()
+        WHERE project_id = $1 AND email_normalized = $4 AND subscription <> 'unsubscribed'
+     )
+     SELECT 1`,
+    [projectId, recipient, activityId, normalizeLeadEmail(recipient)],
+  );
+}
