@@ -222,4 +222,43 @@ describe("the inbound webhook (spec 6.2)", () => {
     await new Promise((r) => setTimeout(r, 1000));
     expect(receiver.hits.filter((h) => h.path === "/live6")).toEqual([]);
   });
+
+  it("retries a failing receiver on the schedule (6.3), logs every attempt, and redelivers on request", async () => {
+    const flaky = await startReceiver([500, 503]);
+    try {
+      const p = await makeProject(stack.db, { live: flaky.url("/flaky") });
+      const sent = await sendEmail(stack, p.liveKey, p);
+      const r = await inject(stack, { from: sent.recipient, to: `r-${sent.replyToken}@inbound.test`, subject: "Re: retry", text: "x" });
+      await inboundOf(stack, r.messageId);
+      await waitFor(() => flaky.hits.length >= 3, 20_000, "three attempts");
+      const d = await waitFor(
+        async () =>
+          (await stack.db.pool.query("SELECT id, status, attempts FROM webhook_deliveries WHERE project_id = $1 AND status = 'succeeded'", [p.projectId])).rows[0],
+        10_000,
+        "the delivery to succeed",
+      );
+      expect(d.attempts).toBe(3);
+      const attempts = await stack.db.pool.query(
+        "SELECT attempt_number, status_code FROM webhook_attempts WHERE delivery_id = $1 ORDER BY attempt_number",
+        [d.id],
+      );
+      expect(attempts.rows).toEqual([
+        { attempt_number: 1, status_code: 500 },
+        { attempt_number: 2, status_code: 503 },
+        { attempt_number: 3, status_code: 200 },
+      ]);
+      expect(new Set(flaky.hits.map((h) => h.body)).size).toBe(1);
+      // the admin API's redelivery sends the same body again, signed again
+      const res = await fetch(`${stack.internalApi}/admin/webhook-deliveries/${d.id}/redeliver`, {
+        method: "POST",
+        headers: { Authorization: `Bearer ${stack.env.ADMIN_TOKEN}` },
+      });
+      expect(res.status).toBe(200);
+      await waitFor(() => flaky.hits.length >= 4, 20_000, "the redelivery");
+      expect(flaky.hits[3]!.body).toBe(flaky.hits[0]!.body);
+      expect(flaky.hits[3]!.headers["x-svc-signature"]).toBe(`sha256=${hmacHex(p.liveKey, flaky.hits[0]!.body)}`);
+    } finally {
+      await flaky.close();
+    }
+  });
 });

@@ -97,8 +97,8 @@ export interface Hit {
   path: string;
 }
 
-/** A local webhook receiver answering 200 (or `status`), recording what it got. */
-export async function startReceiver(status = 200) {
+/** A local webhook receiver answering 200 (or `status`; a list: one status per request, then 200). */
+export async function startReceiver(status: number | number[] = 200) {
   const hits: Hit[] = [];
   const server = http.createServer((req, res) => {
     let body = "";
@@ -106,7 +106,7 @@ export async function startReceiver(status = 200) {
     req.on("data", (c: string) => (body += c));
     req.on("end", () => {
       hits.push({ headers: req.headers, body, path: req.url ?? "" });
-      res.statusCode = status;
+      res.statusCode = Array.isArray(status) ? (status[hits.length - 1] ?? 200) : status;
       res.end("ok");
     });
   });

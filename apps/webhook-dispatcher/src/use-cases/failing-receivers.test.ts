@@ -42,4 +42,17 @@ describe("failing receivers", () => {
     r("unreachable");
     expect(f.failingCount()).toBe(0);
   });
+
+  it("keeps the inbound (reply) URL's state apart from the event URL's, and reports its kind", () => {
+    const changes: string[] = [];
+    const f = createFailingReceivers({
+      failAfter: 2,
+      probeMs: [100],
+      onChange: (p, t, failing, kind) => changes.push(`${p}:${t}:${failing}:${kind}`),
+    });
+    for (let i = 0; i < 2; i++) f.admit("p", false, "inbound")!("unreachable");
+    expect(changes).toEqual(["p:false:true:inbound"]);
+    expect(f.admit("p", false, "inbound")).toBeNull();
+    expect(f.admit("p", false)).not.toBeNull(); // the event URL still delivers
+  });
 });
