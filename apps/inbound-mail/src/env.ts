@@ -1,12 +1,5 @@
 import { z } from "zod";
-import {
-  envBool,
-  inboundEnv,
-  loadEnv,
-  providerEnv,
-  snsReceiverEnv,
-  trackingEnv,
-} from "@emailsvc/config";
+import { envBool, inboundEnv, loadEnv, providerEnv, snsReceiverEnv, trackingEnv } from "@emailsvc/config";
 import { serviceEnv } from "@emailsvc/runtime";
 
 export const envSchema = serviceEnv(3007)

@@ -16,10 +16,11 @@ export function processDepsOf(deps: Deps): ProcessDeps {
     resolve: createResolveRepo(deps.db, sesMessageIdDomain(env.AWS_REGION)),
     kickOutbox: () => deps.outbox.kick(),
     counters: {
-      processed: deps.metrics.counter("inbound_messages_total", "Inbound emails stored, by matched rule and kind", [
-        "matched_by",
-        "kind",
-      ]),
+      processed: deps.metrics.counter(
+        "inbound_messages_total",
+        "Inbound emails stored, by matched rule and kind",
+        ["matched_by", "kind"],
+      ),
     },
     config: {
       inboundDomain: env.INBOUND_DOMAIN,

@@ -46,13 +46,24 @@ describe("the inbound webhook (spec 6.2)", () => {
       messageId: "<reply-1@mail.example.org>",
       inReplyTo: sent.messageId,
       references: [sent.messageId],
-      attachments: [{ filename: "../../etc/passwd", content: PDF.toString("base64"), contentType: "application/pdf" }],
+      attachments: [
+        { filename: "../../etc/passwd", content: PDF.toString("base64"), contentType: "application/pdf" },
+      ],
     });
     expect(injected.status).toBe("delivered");
     const row = await inboundOf(stack, injected.messageId);
-    expect(row).toMatchObject({ project_id: p.projectId, matched_by: "token", forward: "queued", kind: "reply" });
+    expect(row).toMatchObject({
+      project_id: p.projectId,
+      matched_by: "token",
+      forward: "queued",
+      kind: "reply",
+    });
 
-    const hit = await waitFor(() => receiver.hits.find((h) => h.body.includes(injected.messageId) || h.body.includes(row.id)), 20_000, "the webhook");
+    const hit = await waitFor(
+      () => receiver.hits.find((h) => h.body.includes(injected.messageId) || h.body.includes(row.id)),
+      20_000,
+      "the webhook",
+    );
     expect(hit.path).toBe("/live");
     expect(hit.headers["content-type"]).toBe("application/json");
     expect(hit.headers["user-agent"]).toBe("Service-Webhook/1.0");
@@ -100,7 +111,9 @@ describe("the inbound webhook (spec 6.2)", () => {
       size: PDF.length,
       storage_key: `attachments/${p.projectId}/${row.id}/1-passwd`,
     });
-    expect(d.attachments[0].download_url).toMatch(/\/api\/inbound\/attachments\/[0-9a-f-]{36}\?expires=\d+&sig=[0-9a-f]{64}$/);
+    expect(d.attachments[0].download_url).toMatch(
+      /\/api\/inbound\/attachments\/[0-9a-f-]{36}\?expires=\d+&sig=[0-9a-f]{64}$/,
+    );
   });
 
   it("forwards a reply to a test send to inbound_webhook_url_dev, signed with the test key", async () => {
@@ -114,34 +127,55 @@ describe("the inbound webhook (spec 6.2)", () => {
     });
     const row = await inboundOf(stack, injected.messageId);
     expect(row).toMatchObject({ matched_by: "token", is_test: true, forward: "queued" });
-    const hit = await waitFor(() => receiver.hits.find((h) => h.body.includes(row.id)), 20_000, "the webhook");
+    const hit = await waitFor(
+      () => receiver.hits.find((h) => h.body.includes(row.id)),
+      20_000,
+      "the webhook",
+    );
     expect(hit.path).toBe("/dev2");
     expect(hit.headers["x-svc-signature"]).toBe(`sha256=${hmacHex(p.testKey, hit.body)}`);
     expect(hit.headers["x-svc-signature"]).not.toBe(`sha256=${hmacHex(p.liveKey, hit.body)}`);
-    expect(JSON.parse(hit.body)).toMatchObject({ is_test: true, data: { original_outbound: { activity_id: sent.activityId } } });
+    expect(JSON.parse(hit.body)).toMatchObject({
+      is_test: true,
+      data: { original_outbound: { activity_id: sent.activityId } },
+    });
     const delivery = await stack.db.pool.query(
       "SELECT kind, event, status, attempts FROM webhook_deliveries WHERE project_id = $1",
       [p.projectId],
     );
-    expect(delivery.rows).toEqual([{ kind: "inbound", event: "email.inbound", status: "succeeded", attempts: 1 }]);
+    expect(delivery.rows).toEqual([
+      { kind: "inbound", event: "email.inbound", status: "succeeded", attempts: 1 },
+    ]);
   });
 
   it("stores a reply to a test send without inbound_webhook_url_dev, and sends it nowhere (no live fallback)", async () => {
     const p = await makeProject(stack.db, { live: receiver.url("/live3"), dev: null });
     const sent = await sendEmail(stack, p.testKey, p);
-    const injected = await inject(stack, { from: sent.recipient, to: `r-${sent.replyToken}@inbound.test`, subject: "Re: x", text: "hi" });
+    const injected = await inject(stack, {
+      from: sent.recipient,
+      to: `r-${sent.replyToken}@inbound.test`,
+      subject: "Re: x",
+      text: "hi",
+    });
     const row = await inboundOf(stack, injected.messageId);
     expect(row).toMatchObject({ project_id: p.projectId, is_test: true, forward: "no_url" });
     await new Promise((r) => setTimeout(r, 1500));
     expect(receiver.hits.filter((h) => h.path === "/live3")).toEqual([]);
-    const d = await stack.db.pool.query("SELECT 1 FROM webhook_deliveries WHERE project_id = $1", [p.projectId]);
+    const d = await stack.db.pool.query("SELECT 1 FROM webhook_deliveries WHERE project_id = $1", [
+      p.projectId,
+    ]);
     expect(d.rowCount).toBe(0);
   });
 
   it("keeps a redelivered notification once: one stored reply, one webhook", async () => {
     const p = await makeProject(stack.db, { live: receiver.url("/live4") });
     const sent = await sendEmail(stack, p.liveKey, p);
-    const injected = await inject(stack, { from: sent.recipient, to: `r-${sent.replyToken}@inbound.test`, subject: "Re: dup", text: "once" });
+    const injected = await inject(stack, {
+      from: sent.recipient,
+      to: `r-${sent.replyToken}@inbound.test`,
+      subject: "Re: dup",
+      text: "once",
+    });
     const row = await inboundOf(stack, injected.messageId);
     await waitFor(() => receiver.hits.find((h) => h.path === "/live4"), 20_000, "the webhook");
     // SNS delivers the very same notification again (same MessageId, same signature)
@@ -161,7 +195,10 @@ describe("the inbound webhook (spec 6.2)", () => {
     });
     await new Promise((r) => setTimeout(r, 1500));
     expect(receiver.hits.filter((h) => h.path === "/live4")).toHaveLength(1);
-    const n = await stack.db.pool.query("SELECT count(*)::int AS n FROM inbound_messages WHERE project_id = $1", [p.projectId]);
+    const n = await stack.db.pool.query(
+      "SELECT count(*)::int AS n FROM inbound_messages WHERE project_id = $1",
+      [p.projectId],
+    );
     expect(n.rows[0].n).toBe(1);
   });
 
@@ -185,10 +222,17 @@ describe("the inbound webhook (spec 6.2)", () => {
   });
 
   it("answers a new notification 200 before processing (queued, the SES message id), and keeps unmatched mail", async () => {
-    const raw = "From: x@example.org\r\nTo: nobody@inbound.test\r\nSubject: hello\r\nMessage-ID: <u1@example.org>\r\n\r\nhi\r\n";
+    const raw =
+      "From: x@example.org\r\nTo: nobody@inbound.test\r\nSubject: hello\r\nMessage-ID: <u1@example.org>\r\n\r\nhi\r\n";
     const res = await deliverRaw(stack, raw, ["nobody@inbound.test"]);
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ success: true, messageId: res.sesMessageId, threadId: null, projectId: null, status: "queued" });
+    expect(res.body).toEqual({
+      success: true,
+      messageId: res.sesMessageId,
+      threadId: null,
+      projectId: null,
+      status: "queued",
+    });
     const row = await inboundOf(stack, res.sesMessageId);
     expect(row).toMatchObject({ project_id: null, thread_id: null, matched_by: null, forward: "unmatched" });
   });
@@ -199,13 +243,23 @@ describe("the inbound webhook (spec 6.2)", () => {
     const internal = await fetch(`${stack.internalApi}/send-email`, {
       method: "POST",
       headers: { "Content-Type": "application/json", "x-project-id": p.projectId, "x-source": "platform" },
-      body: JSON.stringify({ recipient: "human@example.org", sender: p.sender, subject: "From the dashboard", html: "<p>hi</p>" }),
+      body: JSON.stringify({
+        recipient: "human@example.org",
+        sender: p.sender,
+        subject: "From the dashboard",
+        html: "<p>hi</p>",
+      }),
     });
     const body = (await internal.json()) as { activityId?: string };
     expect(internal.status).toBe(200);
     const a = await waitFor(
       async () =>
-        (await stack.db.pool.query("SELECT reply_token, message_id FROM activities WHERE id = $1 AND message_id IS NOT NULL", [body.activityId])).rows[0],
+        (
+          await stack.db.pool.query(
+            "SELECT reply_token, message_id FROM activities WHERE id = $1 AND message_id IS NOT NULL",
+            [body.activityId],
+          )
+        ).rows[0],
       20_000,
       "the platform send",
     );
@@ -218,7 +272,11 @@ describe("the inbound webhook (spec 6.2)", () => {
       inReplyTo: `<${a.message_id}>`,
     });
     const row = await inboundOf(stack, injected.messageId);
-    expect(row).toMatchObject({ project_id: p.projectId, matched_by: "in_reply_to", forward: "dashboard_send" });
+    expect(row).toMatchObject({
+      project_id: p.projectId,
+      matched_by: "in_reply_to",
+      forward: "dashboard_send",
+    });
     await new Promise((r) => setTimeout(r, 1000));
     expect(receiver.hits.filter((h) => h.path === "/live6")).toEqual([]);
   });
@@ -228,12 +286,22 @@ describe("the inbound webhook (spec 6.2)", () => {
     try {
       const p = await makeProject(stack.db, { live: flaky.url("/flaky") });
       const sent = await sendEmail(stack, p.liveKey, p);
-      const r = await inject(stack, { from: sent.recipient, to: `r-${sent.replyToken}@inbound.test`, subject: "Re: retry", text: "x" });
+      const r = await inject(stack, {
+        from: sent.recipient,
+        to: `r-${sent.replyToken}@inbound.test`,
+        subject: "Re: retry",
+        text: "x",
+      });
       await inboundOf(stack, r.messageId);
       await waitFor(() => flaky.hits.length >= 3, 20_000, "three attempts");
       const d = await waitFor(
         async () =>
-          (await stack.db.pool.query("SELECT id, status, attempts FROM webhook_deliveries WHERE project_id = $1 AND status = 'succeeded'", [p.projectId])).rows[0],
+          (
+            await stack.db.pool.query(
+              "SELECT id, status, attempts FROM webhook_deliveries WHERE project_id = $1 AND status = 'succeeded'",
+              [p.projectId],
+            )
+          ).rows[0],
         10_000,
         "the delivery to succeed",
       );
@@ -256,7 +324,9 @@ describe("the inbound webhook (spec 6.2)", () => {
       expect(res.status).toBe(200);
       await waitFor(() => flaky.hits.length >= 4, 20_000, "the redelivery");
       expect(flaky.hits[3]!.body).toBe(flaky.hits[0]!.body);
-      expect(flaky.hits[3]!.headers["x-svc-signature"]).toBe(`sha256=${hmacHex(p.liveKey, flaky.hits[0]!.body)}`);
+      expect(flaky.hits[3]!.headers["x-svc-signature"]).toBe(
+        `sha256=${hmacHex(p.liveKey, flaky.hits[0]!.body)}`,
+      );
     } finally {
       await flaky.close();
     }

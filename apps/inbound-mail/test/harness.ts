@@ -70,7 +70,8 @@ export async function spawnService(
   const exited = new Promise<void>((r) => proc.once("exit", () => r()));
   await waitFor(
     async () => {
-      if (proc.exitCode !== null) throw new Error(`${name} exited (${proc.exitCode}); see ${logDir}/${name}.log`);
+      if (proc.exitCode !== null)
+        throw new Error(`${name} exited (${proc.exitCode}); see ${logDir}/${name}.log`);
       return fetch(`http://127.0.0.1:${port}/readyz`).then(
         (r) => r.ok,
         () => false,
@@ -279,7 +280,13 @@ export async function makeProject(
   const { project, liveKey, testKey } = await createProject(db, { name: `inbound ${seq}` }, ENCRYPTION_KEY);
   const sender = `shop${seq}@shop${seq}.example.com`;
   await db.prisma.senderProfile.create({
-    data: { projectId: project.id, senderEmail: sender, senderName: "Shop", emailVerified: true, active: true },
+    data: {
+      projectId: project.id,
+      senderEmail: sender,
+      senderName: "Shop",
+      emailVerified: true,
+      active: true,
+    },
   });
   await db.pool.query(
     "UPDATE projects SET inbound_webhook_url = $2, inbound_webhook_url_dev = $3 WHERE id = $1",
@@ -318,11 +325,17 @@ export async function sendEmail(
     }),
   });
   const body = (await res.json()) as { email_id?: string; error?: string };
-  if (res.status !== 200 || !body.email_id) throw new Error(`send failed: ${res.status} ${JSON.stringify(body)}`);
+  if (res.status !== 200 || !body.email_id)
+    throw new Error(`send failed: ${res.status} ${JSON.stringify(body)}`);
   const row = await waitFor(
     async () =>
       (
-        await stack.db.pool.query<{ id: string; reply_token: string; message_id: string | null; provider_message_id: string }>(
+        await stack.db.pool.query<{
+          id: string;
+          reply_token: string;
+          message_id: string | null;
+          provider_message_id: string;
+        }>(
           "SELECT id, reply_token, message_id, provider_message_id FROM activities WHERE email_message_id = $1 AND status <> 'queued' AND message_id IS NOT NULL",
           [body.email_id],
         )
@@ -360,11 +373,16 @@ export interface InjectInput {
 }
 
 /** Injects a received email through the simulator and waits for the receiver's answer. */
-export async function inject(stack: Stack, input: InjectInput): Promise<{ messageId: string; objectKey: string; status: string }> {
+export async function inject(
+  stack: Stack,
+  input: InjectInput,
+): Promise<{ messageId: string; objectKey: string; status: string }> {
   const res = await fetch(`${stack.sim.url}/_sim/inbound?wait=1`, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify(input.raw ? { raw: input.raw, ...(input.verdicts ? { verdicts: input.verdicts } : {}) } : input),
+    body: JSON.stringify(
+      input.raw ? { raw: input.raw, ...(input.verdicts ? { verdicts: input.verdicts } : {}) } : input,
+    ),
   });
   const out = (await res.json()) as {
     messageId: string;
@@ -413,7 +431,12 @@ export function receivedMessage(
 ): Record<string, unknown> {
   return {
     notificationType: "Received",
-    mail: { timestamp: new Date().toISOString(), source: extra.source ?? "someone@example.org", messageId: sesMessageId, destination: recipients },
+    mail: {
+      timestamp: new Date().toISOString(),
+      source: extra.source ?? "someone@example.org",
+      messageId: sesMessageId,
+      destination: recipients,
+    },
     receipt: {
       timestamp: new Date().toISOString(),
       recipients,
@@ -487,7 +510,12 @@ export async function notificationOf(stack: Stack, sesMessageId: string, timeout
   return waitFor(
     async () =>
       (
-        await stack.db.pool.query<{ status: string; error: string | null; size: number | null; inbound_message_id: string | null }>(
+        await stack.db.pool.query<{
+          status: string;
+          error: string | null;
+          size: number | null;
+          inbound_message_id: string | null;
+        }>(
           "SELECT status, error, size, inbound_message_id FROM inbound_notifications WHERE ses_message_id = $1 AND status <> 'received'",
           [sesMessageId],
         )

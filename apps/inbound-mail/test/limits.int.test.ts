@@ -53,7 +53,9 @@ describe("size (spec 8: 150 KB with base64 attachments)", () => {
       bounceSender: "MAILER-DAEMON@inbound.test",
       explanation: "Message length exceeds limit set by recipient",
       to: sent.recipient,
-      recipients: [{ recipient: `r-${sent.replyToken}@inbound.test`, bounceType: "MessageTooLarge", status: "5.3.4" }],
+      recipients: [
+        { recipient: `r-${sent.replyToken}@inbound.test`, bounceType: "MessageTooLarge", status: "5.3.4" },
+      ],
     });
     expect(receiver.hits.filter((h) => h.path === "/big")).toEqual([]);
   });
@@ -72,13 +74,19 @@ describe("the inbound bucket", () => {
     });
     expect(r.status).toBe(200);
     const n = await notificationOf(stack, r.sesMessageId);
-    expect(n).toMatchObject({ status: "failed", error: "object is in bucket someone-elses-bucket, not the inbound bucket" });
+    expect(n).toMatchObject({
+      status: "failed",
+      error: "object is in bucket someone-elses-bucket, not the inbound bucket",
+    });
   });
 
   it("answers 400 for a notification that is not a Received one", async () => {
     const res = await postNotification(stack, { notificationType: "Bounce", mail: { messageId: "x" } });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ success: false, error: "Invalid inbound notification: not a Received notification (Bounce)" });
+    expect(res.body).toEqual({
+      success: false,
+      error: "Invalid inbound notification: not a Received notification (Bounce)",
+    });
     const noObject = await postNotification(stack, {
       notificationType: "Received",
       mail: { messageId: "y" },
@@ -98,14 +106,22 @@ describe("attachment links (spec 6.2: signed, 7 days)", () => {
       to: `r-${sent.replyToken}@inbound.test`,
       subject: "Re: invoice",
       text: "attached",
-      attachments: [{ filename: "Invoice #12.pdf", content: content.toString("base64"), contentType: "application/pdf" }],
+      attachments: [
+        { filename: "Invoice #12.pdf", content: content.toString("base64"), contentType: "application/pdf" },
+      ],
     });
     const row = await inboundOf(stack, r.messageId);
-    const hit = await waitFor(() => receiver.hits.find((h) => h.body.includes(row.id)), 20_000, "the webhook");
+    const hit = await waitFor(
+      () => receiver.hits.find((h) => h.body.includes(row.id)),
+      20_000,
+      "the webhook",
+    );
     const att = JSON.parse(hit.body).data.attachments[0];
     expect(att.filename).toBe("Invoice _12.pdf");
     const url = new URL(att.download_url);
-    expect(Number(url.searchParams.get("expires")) * 1000 - Date.now()).toBeGreaterThan(7 * 24 * 3600_000 - 60_000);
+    expect(Number(url.searchParams.get("expires")) * 1000 - Date.now()).toBeGreaterThan(
+      7 * 24 * 3600_000 - 60_000,
+    );
 
     const res = await fetch(att.download_url, { redirect: "manual" });
     expect(res.status).toBe(302);
@@ -118,12 +134,20 @@ describe("attachment links (spec 6.2: signed, 7 days)", () => {
     const tampered = new URL(att.download_url);
     tampered.searchParams.set("expires", String(Number(tampered.searchParams.get("expires")) + 3600));
     expect((await fetch(tampered, { redirect: "manual" })).status).toBe(403);
-    const badSig = att.download_url.replace(/sig=([0-9a-f])/, (_m: string, c: string) => `sig=${c === "0" ? "1" : "0"}`);
+    const badSig = att.download_url.replace(
+      /sig=([0-9a-f])/,
+      (_m: string, c: string) => `sig=${c === "0" ? "1" : "0"}`,
+    );
     expect((await fetch(badSig, { redirect: "manual" })).status).toBe(403);
 
     // a link whose 7 days are over (signed with the service's secret, as the service signs them)
     const id = url.pathname.split("/").pop()!;
-    const expired = attachmentLink(stack.inbound.url, stack.env.TRACKING_SECRET!, id, new Date(Date.now() - 1000));
+    const expired = attachmentLink(
+      stack.inbound.url,
+      stack.env.TRACKING_SECRET!,
+      id,
+      new Date(Date.now() - 1000),
+    );
     const gone = await fetch(expired.url, { redirect: "manual" });
     expect(gone.status).toBe(410);
     expect(await gone.json()).toEqual({ success: false, error: "Attachment link expired" });
@@ -153,13 +177,19 @@ describe("bad input never crashes the service or blocks the queue", () => {
     ],
     [
       "10,000 headers",
-      () => `${head("many headers")}${Array.from({ length: 10_000 }, (_, i) => `X-H${i}: v`).join("\r\n")}\r\n\r\nbody\r\n`,
+      () =>
+        `${head("many headers")}${Array.from({ length: 10_000 }, (_, i) => `X-H${i}: v`).join("\r\n")}\r\n\r\nbody\r\n`,
       "processed",
     ],
-    ["a 1 MB header line", () => `${head("long")}X-Long: ${"a".repeat(1024 * 1024)}\r\n\r\nbody\r\n`, "failed"],
+    [
+      "a 1 MB header line",
+      () => `${head("long")}X-Long: ${"a".repeat(1024 * 1024)}\r\n\r\nbody\r\n`,
+      "failed",
+    ],
     [
       "an unknown charset",
-      () => `${head("charset")}Content-Type: text/plain; charset=x-klingon-9\r\n\r\nh\u00e9llo w\u00f6rld\r\n`,
+      () =>
+        `${head("charset")}Content-Type: text/plain; charset=x-klingon-9\r\n\r\nh\u00e9llo w\u00f6rld\r\n`,
       "processed",
     ],
     [
@@ -188,7 +218,9 @@ describe("bad input never crashes the service or blocks the queue", () => {
     const n = await notificationOf(stack, r.sesMessageId, 30_000);
     expect(n.status).toBe(expected);
     if (expected === "failed") expect(n.error).toMatch(/^unparseable message: \S/);
-    const next = await deliverRaw(stack, `${head("after bad input")}\r\nstill here\r\n`, ["support@inbound.test"]);
+    const next = await deliverRaw(stack, `${head("after bad input")}\r\nstill here\r\n`, [
+      "support@inbound.test",
+    ]);
     expect((await notificationOf(stack, next.sesMessageId)).status).toBe("processed");
   });
 
@@ -198,9 +230,17 @@ describe("bad input never crashes the service or blocks the queue", () => {
     const raw = `From: ${sent.recipient}\r\nTo: r-${sent.replyToken}@inbound.test\r\nSubject: Re: x\r\nMIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=q\r\n\r\n--q\r\nContent-Type: text/html\r\n\r\n<b>hi</b><script>alert(1)</script>\r\n--q\r\nContent-Type: text/plain; name="../../etc/passwd"\r\nContent-Disposition: attachment; filename="../../etc/passwd"\r\n\r\nroot:x:0:0\r\n--q--\r\n`;
     const r = await deliverRaw(stack, raw, [`r-${sent.replyToken}@inbound.test`]);
     const row = await inboundOf(stack, r.sesMessageId);
-    const atts = (await stack.db.pool.query("SELECT filename, storage_key FROM inbound_attachments WHERE inbound_message_id = $1", [row.id])).rows;
-    expect(atts).toEqual([{ filename: "passwd", storage_key: `attachments/${p.projectId}/${row.id}/1-passwd` }]);
-    const m = (await stack.db.pool.query("SELECT html_body FROM inbound_messages WHERE id = $1", [row.id])).rows[0];
+    const atts = (
+      await stack.db.pool.query(
+        "SELECT filename, storage_key FROM inbound_attachments WHERE inbound_message_id = $1",
+        [row.id],
+      )
+    ).rows;
+    expect(atts).toEqual([
+      { filename: "passwd", storage_key: `attachments/${p.projectId}/${row.id}/1-passwd` },
+    ]);
+    const m = (await stack.db.pool.query("SELECT html_body FROM inbound_messages WHERE id = $1", [row.id]))
+      .rows[0];
     expect(m.html_body).toContain("<script>alert(1)</script>");
   });
 });
@@ -213,7 +253,9 @@ describe("kind (RFC 3834 and friends)", () => {
     ["Auto-Submitted: no\r\n", "reply"],
     ["", "reply"],
   ])("%j → %s", async (header, kind) => {
-    const r = await deliverRaw(stack, `${head("Out of office", header)}\r\nI am away until Monday.\r\n`, ["support@inbound.test"]);
+    const r = await deliverRaw(stack, `${head("Out of office", header)}\r\nI am away until Monday.\r\n`, [
+      "support@inbound.test",
+    ]);
     expect((await inboundOf(stack, r.sesMessageId)).kind).toBe(kind);
   });
 
@@ -221,7 +263,11 @@ describe("kind (RFC 3834 and friends)", () => {
     const dsn = `${head("Undelivered Mail Returned to Sender")}MIME-Version: 1.0\r\nContent-Type: multipart/report; report-type=delivery-status; boundary=r\r\n\r\n--r\r\nContent-Type: text/plain\r\n\r\nDelivery failed\r\n--r\r\nContent-Type: message/delivery-status\r\n\r\nReporting-MTA: dns; mx.example.org\r\n\r\nFinal-Recipient: rfc822; x@example.org\r\nAction: failed\r\nStatus: 5.1.1\r\n--r--\r\n`;
     const r = await deliverRaw(stack, dsn, ["support@inbound.test"]);
     expect((await inboundOf(stack, r.sesMessageId)).kind).toBe("bounce_report");
-    const fwd = await deliverRaw(stack, `${head("Fwd: your invoice")}\r\n---------- Forwarded message ---------\r\nFrom: a@b.c\r\n`, ["support@inbound.test"]);
+    const fwd = await deliverRaw(
+      stack,
+      `${head("Fwd: your invoice")}\r\n---------- Forwarded message ---------\r\nFrom: a@b.c\r\n`,
+      ["support@inbound.test"],
+    );
     expect((await inboundOf(stack, fwd.sesMessageId)).kind).toBe("forward");
   });
 });

@@ -85,9 +85,17 @@ describe("POST /api/inbound/provider (the shared SNS receiver)", () => {
     const body = signed(message);
     const res = await post(body);
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ success: true, messageId: "ses-abc", threadId: null, projectId: null, status: "queued" });
+    expect(res.body).toEqual({
+      success: true,
+      messageId: "ses-abc",
+      threadId: null,
+      projectId: null,
+      status: "queued",
+    });
     const snsId = JSON.parse(body).MessageId;
-    const row = (await deps.db.pool.query("SELECT * FROM inbound_notifications WHERE sns_message_id = $1", [snsId])).rows[0];
+    const row = (
+      await deps.db.pool.query("SELECT * FROM inbound_notifications WHERE sns_message_id = $1", [snsId])
+    ).rows[0];
     expect(row).toMatchObject({
       ses_message_id: "ses-abc",
       action_type: "S3",
@@ -95,21 +103,40 @@ describe("POST /api/inbound/provider (the shared SNS receiver)", () => {
       object_key: "inbound/ses-abc",
       recipients: ["r-abcd1234@inbound.localhost"],
       status: "received",
-      verdicts: { spam: "PASS", virus: "PASS", spf: "GRAY", dkim: "PASS", dmarc: "FAIL", dmarc_policy: "reject" },
+      verdicts: {
+        spam: "PASS",
+        virus: "PASS",
+        spf: "GRAY",
+        dkim: "PASS",
+        dmarc: "FAIL",
+        dmarc_policy: "reject",
+      },
     });
     // the same SNS message again: nothing stored twice
     const again = await post(body);
     expect(again.body).toMatchObject({ success: true, messageId: "ses-abc", status: "queued" });
-    const n = await deps.db.pool.query("SELECT count(*)::int AS n FROM inbound_notifications WHERE sns_message_id = $1", [snsId]);
+    const n = await deps.db.pool.query(
+      "SELECT count(*)::int AS n FROM inbound_notifications WHERE sns_message_id = $1",
+      [snsId],
+    );
     expect(n.rows[0].n).toBe(1);
   });
 
   it("refuses a bad signature, another topic, and a certificate host outside the rule", async () => {
     const good = JSON.parse(signed({ notificationType: "Received" }));
     expect((await post(JSON.stringify({ ...good, Message: "tampered" }))).status).toBe(403);
-    expect((await post(signed({ notificationType: "Received" }, "arn:aws:sns:us-east-1:999999999999:evil"))).status).toBe(403);
+    expect(
+      (await post(signed({ notificationType: "Received" }, "arn:aws:sns:us-east-1:999999999999:evil")))
+        .status,
+    ).toBe(403);
     const foreignCert = signSnsMessage(
-      { Type: "Notification", MessageId: randomUUID(), TopicArn: TOPIC, Message: "{}", Timestamp: new Date().toISOString() },
+      {
+        Type: "Notification",
+        MessageId: randomUUID(),
+        TopicArn: TOPIC,
+        Message: "{}",
+        Timestamp: new Date().toISOString(),
+      },
       { privateKeyPem: fixtures.privateKeyPem, certUrl: "http://evil.example/cert.pem" },
     );
     expect((await post(JSON.stringify(foreignCert))).status).toBe(403);
@@ -135,20 +162,27 @@ describe("POST /api/inbound/provider (the shared SNS receiver)", () => {
     const evil = await post(confirmation("https://evil.example/confirm"));
     expect(evil.status).toBe(400);
     expect(evil.body.error).toBe("SubscribeURL is not an AWS SNS URL");
-    const unsub = await post(confirmation("https://sns.us-east-1.amazonaws.com/x", "UnsubscribeConfirmation"));
+    const unsub = await post(
+      confirmation("https://sns.us-east-1.amazonaws.com/x", "UnsubscribeConfirmation"),
+    );
     expect(unsub.status).toBe(200);
     expect(unsub.body.message).toBe("UnsubscribeConfirmation acknowledged");
   });
 
-  (haveCorpus ? it : it.skip)("refuses the real AWS-signed notification of the corpus (foreign topic and certificate)", async () => {
-    const real = fs.readFileSync(path.join(corpus, "actionmailbox-sns-received-s3-action.json"), "utf8");
-    expect((await post(real)).status).toBe(403);
-  });
+  (haveCorpus ? it : it.skip)(
+    "refuses the real AWS-signed notification of the corpus (foreign topic and certificate)",
+    async () => {
+      const real = fs.readFileSync(path.join(corpus, "actionmailbox-sns-received-s3-action.json"), "utf8");
+      expect((await post(real)).status).toBe(403);
+    },
+  );
 });
 
 (haveCorpus ? describe : describe.skip)("SES's own Received notifications (shared corpus)", () => {
   it("reads the S3 action, recipients and the five verdicts as SES sends them", () => {
-    const real = JSON.parse(fs.readFileSync(path.join(corpus, "actionmailbox-sns-received-s3-action.json"), "utf8"));
+    const real = JSON.parse(
+      fs.readFileSync(path.join(corpus, "actionmailbox-sns-received-s3-action.json"), "utf8"),
+    );
     expect(readReceivedNotification(real.Message)).toEqual({
       sesMessageId: "17at0jiq08p0449huhf16qsmdi6sa1ltm069t801",
       source: "chris-ortman@uiowa.edu",
@@ -158,7 +192,14 @@ describe("POST /api/inbound/provider (the shared SNS receiver)", () => {
         bucketName: "yourapp-uploads20200818192940697500000001",
         objectKey: "17at0jiq08p0449huhf16qsmdi6sa1ltm069t801",
       },
-      verdicts: { spam: "PASS", virus: "PASS", spf: "GRAY", dkim: "GRAY", dmarc: "FAIL", dmarc_policy: "none" },
+      verdicts: {
+        spam: "PASS",
+        virus: "PASS",
+        spf: "GRAY",
+        dkim: "GRAY",
+        dmarc: "FAIL",
+        dmarc_policy: "none",
+      },
     });
     const docs = fs.readFileSync(path.join(corpus, "aws-docs-received-s3-action.json"), "utf8");
     expect(readReceivedNotification(docs)).toMatchObject({

@@ -16,7 +16,9 @@ afterAll(async () => {
 });
 
 const count = async (sql: string, params: unknown[]) =>
-  Number((await stack.db.pool.query<{ n: string }>(`SELECT count(*)::text AS n FROM ${sql}`, params)).rows[0]!.n);
+  Number(
+    (await stack.db.pool.query<{ n: string }>(`SELECT count(*)::text AS n FROM ${sql}`, params)).rows[0]!.n,
+  );
 
 it("loses and duplicates nothing when the consumer is SIGKILLed mid-backlog", async () => {
   const p = await makeProject(stack.db, { live: receiver.url("/kill") });
@@ -45,28 +47,45 @@ it("loses and duplicates nothing when the consumer is SIGKILLed mid-backlog", as
   const ids = injected.map((r) => r.messageId);
   // kill while some are done and some are not
   await waitFor(
-    async () => (await count("inbound_notifications WHERE ses_message_id = ANY($1) AND status <> 'received'", [ids])) >= 5,
+    async () =>
+      (await count("inbound_notifications WHERE ses_message_id = ANY($1) AND status <> 'received'", [ids])) >=
+      5,
     60_000,
     "some replies processed",
     20,
   );
   await stack.inbound.stop("SIGKILL");
-  const doneAtKill = await count("inbound_notifications WHERE ses_message_id = ANY($1) AND status <> 'received'", [ids]);
+  const doneAtKill = await count(
+    "inbound_notifications WHERE ses_message_id = ANY($1) AND status <> 'received'",
+    [ids],
+  );
   expect(doneAtKill).toBeLessThan(N);
 
   await stack.startInbound("child", { INBOUND_PREFETCH: "8", LOG_LEVEL: "error" });
   await waitFor(
-    async () => (await count("inbound_notifications WHERE ses_message_id = ANY($1) AND status = 'processed'", [ids])) === N,
+    async () =>
+      (await count("inbound_notifications WHERE ses_message_id = ANY($1) AND status = 'processed'", [
+        ids,
+      ])) === N,
     120_000,
     "every reply processed after the restart",
     250,
   );
   expect(await count("inbound_messages WHERE project_id = $1", [p.projectId])).toBe(N);
   expect(await count("inbound_attachments WHERE project_id = $1", [p.projectId])).toBe(N);
-  await waitFor(() => receiver.hits.filter((h) => h.path === "/kill").length >= N, 60_000, "every webhook", 100);
+  await waitFor(
+    () => receiver.hits.filter((h) => h.path === "/kill").length >= N,
+    60_000,
+    "every webhook",
+    100,
+  );
   await new Promise((r) => setTimeout(r, 1000));
-  const bodies = receiver.hits.filter((h) => h.path === "/kill").map((h) => JSON.parse(h.body).data.message_id);
+  const bodies = receiver.hits
+    .filter((h) => h.path === "/kill")
+    .map((h) => JSON.parse(h.body).data.message_id);
   expect(bodies).toHaveLength(N);
   expect(new Set(bodies).size).toBe(N);
-  expect(await count("webhook_deliveries WHERE project_id = $1 AND status = 'succeeded'", [p.projectId])).toBe(N);
+  expect(
+    await count("webhook_deliveries WHERE project_id = $1 AND status = 'succeeded'", [p.projectId]),
+  ).toBe(N);
 });

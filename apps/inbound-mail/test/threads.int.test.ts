@@ -40,7 +40,10 @@ describe("thread resolution (spec 4.9 step 3)", () => {
       subject: "no re prefix",
       text: "cc'd",
     });
-    expect(await inboundOf(stack, r.messageId)).toMatchObject({ matched_by: "token", activity_id: a.activityId });
+    expect(await inboundOf(stack, r.messageId)).toMatchObject({
+      matched_by: "token",
+      activity_id: a.activityId,
+    });
   });
 
   it("a token never resolves across projects: project B's In-Reply-To does not pull a reply out of project A", async () => {
@@ -57,15 +60,21 @@ describe("thread resolution (spec 4.9 step 3)", () => {
     });
     const row = await inboundOf(stack, r.messageId);
     expect(row).toMatchObject({ project_id: pa.projectId, activity_id: a.activityId, matched_by: "token" });
-    const inB = await stack.db.pool.query("SELECT 1 FROM inbound_messages WHERE project_id = $1", [pb.projectId]);
+    const inB = await stack.db.pool.query("SELECT 1 FROM inbound_messages WHERE project_id = $1", [
+      pb.projectId,
+    ]);
     expect(inB.rowCount).toBe(0);
     // and a token row pointing at another project's activity resolves to nothing
-    await stack.db.pool.query("INSERT INTO reply_tokens (token, project_id, activity_id) VALUES ($1, $2, $3)", [
-      "zzzz0000",
-      pa.projectId,
-      b.activityId,
-    ]);
-    const forged = await inject(stack, { from: b.recipient, to: token("zzzz0000"), subject: "forged", text: "x" });
+    await stack.db.pool.query(
+      "INSERT INTO reply_tokens (token, project_id, activity_id) VALUES ($1, $2, $3)",
+      ["zzzz0000", pa.projectId, b.activityId],
+    );
+    const forged = await inject(stack, {
+      from: b.recipient,
+      to: token("zzzz0000"),
+      subject: "forged",
+      text: "x",
+    });
     expect(await inboundOf(stack, forged.messageId)).toMatchObject({ project_id: null, matched_by: null });
   });
 
@@ -81,9 +90,17 @@ describe("thread resolution (spec 4.9 step 3)", () => {
     });
     const row = await inboundOf(stack, ok.messageId);
     expect(row).toMatchObject({ matched_by: "legacy", activity_id: a.activityId, project_id: pa.projectId });
-    const body = (await stack.db.pool.query("SELECT webhook_body, return_path_parsed FROM inbound_messages WHERE id = $1", [row.id])).rows[0];
+    const body = (
+      await stack.db.pool.query(
+        "SELECT webhook_body, return_path_parsed FROM inbound_messages WHERE id = $1",
+        [row.id],
+      )
+    ).rows[0];
     expect(body.return_path_parsed).toEqual({ project_id: pa.projectId, activity_id: a.activityId });
-    expect(JSON.parse(body.webhook_body).data.return_path_parsed).toEqual({ project_id: pa.projectId, activity_id: a.activityId });
+    expect(JSON.parse(body.webhook_body).data.return_path_parsed).toEqual({
+      project_id: pa.projectId,
+      activity_id: a.activityId,
+    });
 
     // the activity of project A under project B's id: not accepted; the next rule (In-Reply-To) decides
     const wrong = await inject(stack, {
@@ -106,7 +123,10 @@ describe("thread resolution (spec 4.9 step 3)", () => {
       text: "x",
       inReplyTo: b.messageId,
     });
-    expect(await inboundOf(stack, r.messageId)).toMatchObject({ matched_by: "legacy", activity_id: a.activityId });
+    expect(await inboundOf(stack, r.messageId)).toMatchObject({
+      matched_by: "legacy",
+      activity_id: a.activityId,
+    });
   });
 
   it("3. In-Reply-To matched to the Message-ID of a send (any case), and it wins over References", async () => {
@@ -121,7 +141,10 @@ describe("thread resolution (spec 4.9 step 3)", () => {
       inReplyTo: a.messageId.toUpperCase(),
       references: [b.messageId],
     });
-    expect(await inboundOf(stack, r.messageId)).toMatchObject({ matched_by: "in_reply_to", activity_id: a.activityId });
+    expect(await inboundOf(stack, r.messageId)).toMatchObject({
+      matched_by: "in_reply_to",
+      activity_id: a.activityId,
+    });
   });
 
   it("4. the References chain: the latest of our sends in it", async () => {
@@ -136,7 +159,10 @@ describe("thread resolution (spec 4.9 step 3)", () => {
       inReplyTo: "<someone-elses@mail.example.org>",
       references: [a.messageId, "<x@elsewhere.example>", b.messageId, "<someone-elses@mail.example.org>"],
     });
-    expect(await inboundOf(stack, r.messageId)).toMatchObject({ matched_by: "references", activity_id: b.activityId });
+    expect(await inboundOf(stack, r.messageId)).toMatchObject({
+      matched_by: "references",
+      activity_id: b.activityId,
+    });
   });
 
   it("4 before 5: References wins over a subject that matches another thread", async () => {
@@ -144,7 +170,12 @@ describe("thread resolution (spec 4.9 step 3)", () => {
     const a = await sendEmail(stack, p.liveKey, p, { subject: "Invoice 4711" });
     const b = await sendEmail(stack, p.liveKey, p, { to: a.recipient, subject: "Invoice 4712" });
     // a thread for a (by token), then a reply naming b in References with a's subject
-    const first = await inject(stack, { from: a.recipient, to: token(a.replyToken), subject: "Re: Invoice 4711", text: "x" });
+    const first = await inject(stack, {
+      from: a.recipient,
+      to: token(a.replyToken),
+      subject: "Re: Invoice 4711",
+      text: "x",
+    });
     await inboundOf(stack, first.messageId);
     const r = await inject(stack, {
       from: a.recipient,
@@ -153,14 +184,22 @@ describe("thread resolution (spec 4.9 step 3)", () => {
       text: "y",
       references: [b.messageId],
     });
-    expect(await inboundOf(stack, r.messageId)).toMatchObject({ matched_by: "references", activity_id: b.activityId });
+    expect(await inboundOf(stack, r.messageId)).toMatchObject({
+      matched_by: "references",
+      activity_id: b.activityId,
+    });
   });
 
   it("5. the normalised subject: Re:/AW:/SV:/RE[2]: stripped, participants overlapping, one project", async () => {
     const p = await makeProject(stack.db);
     const subject = `Quote ${randomUUID().slice(0, 8)}`;
     const a = await sendEmail(stack, p.liveKey, p, { subject });
-    const first = await inject(stack, { from: a.recipient, to: token(a.replyToken), subject: `Re: ${subject}`, text: "1" });
+    const first = await inject(stack, {
+      from: a.recipient,
+      to: token(a.replyToken),
+      subject: `Re: ${subject}`,
+      text: "1",
+    });
     const thread = (await inboundOf(stack, first.messageId)).thread_id;
     for (const prefix of ["AW: ", "SV: Re: ", "RE[2]: ", "Fwd: Re: "]) {
       const r = await inject(stack, {
@@ -169,10 +208,19 @@ describe("thread resolution (spec 4.9 step 3)", () => {
         subject: `${prefix}${subject.toUpperCase()}`,
         text: "again",
       });
-      expect(await inboundOf(stack, r.messageId)).toMatchObject({ matched_by: "subject", thread_id: thread, project_id: p.projectId });
+      expect(await inboundOf(stack, r.messageId)).toMatchObject({
+        matched_by: "subject",
+        thread_id: thread,
+        project_id: p.projectId,
+      });
     }
     // a stranger (not a participant, and no participant in To/Cc) is not threaded by subject
-    const stranger = await inject(stack, { from: "stranger@example.net", to: "support@inbound.test", subject: `Re: ${subject}`, text: "?" });
+    const stranger = await inject(stack, {
+      from: "stranger@example.net",
+      to: "support@inbound.test",
+      subject: `Re: ${subject}`,
+      text: "?",
+    });
     expect(await inboundOf(stack, stranger.messageId)).toMatchObject({ matched_by: null, project_id: null });
   });
 
@@ -183,19 +231,42 @@ describe("thread resolution (spec 4.9 step 3)", () => {
       void key;
       const p = await makeProject(stack.db);
       const s = await sendEmail(stack, p.liveKey, p, { to: customer, subject });
-      const r = await inject(stack, { from: customer, to: token(s.replyToken), subject: `Re: ${subject}`, text: "1" });
+      const r = await inject(stack, {
+        from: customer,
+        to: token(s.replyToken),
+        subject: `Re: ${subject}`,
+        text: "1",
+      });
       await inboundOf(stack, r.messageId);
     }
-    const r = await inject(stack, { from: customer, to: "support@inbound.test", subject: `Re: ${subject}`, text: "which?" });
+    const r = await inject(stack, {
+      from: customer,
+      to: "support@inbound.test",
+      subject: `Re: ${subject}`,
+      text: "which?",
+    });
     expect(await inboundOf(stack, r.messageId)).toMatchObject({ matched_by: null, project_id: null });
 
     const p = await makeProject(stack.db);
     const old = `Old ${randomUUID().slice(0, 8)}`;
     const s = await sendEmail(stack, p.liveKey, p, { subject: old });
-    const first = await inject(stack, { from: s.recipient, to: token(s.replyToken), subject: `Re: ${old}`, text: "1" });
+    const first = await inject(stack, {
+      from: s.recipient,
+      to: token(s.replyToken),
+      subject: `Re: ${old}`,
+      text: "1",
+    });
     const t = (await inboundOf(stack, first.messageId)).thread_id;
-    await stack.db.pool.query("UPDATE inbound_threads SET last_message_at = now() - interval '31 days' WHERE id = $1", [t]);
-    const late = await inject(stack, { from: s.recipient, to: "support@inbound.test", subject: `Re: ${old}`, text: "late" });
+    await stack.db.pool.query(
+      "UPDATE inbound_threads SET last_message_at = now() - interval '31 days' WHERE id = $1",
+      [t],
+    );
+    const late = await inject(stack, {
+      from: s.recipient,
+      to: "support@inbound.test",
+      subject: `Re: ${old}`,
+      text: "late",
+    });
     expect(await inboundOf(stack, late.messageId)).toMatchObject({ matched_by: null });
   });
 
@@ -203,7 +274,12 @@ describe("thread resolution (spec 4.9 step 3)", () => {
     const p = await makeProject(stack.db);
     const subject = `Payment ${randomUUID().slice(0, 8)}`;
     const a = await sendEmail(stack, p.liveKey, p, { subject });
-    const first = await inject(stack, { from: a.recipient, to: token(a.replyToken), subject: `Re: ${subject}`, text: "1" });
+    const first = await inject(stack, {
+      from: a.recipient,
+      to: token(a.replyToken),
+      subject: `Re: ${subject}`,
+      text: "1",
+    });
     await inboundOf(stack, first.messageId);
     // Cc's a participant, so the subject rule would take it, but the sender fails DMARC and is no participant
     const spoof = await inject(stack, {
@@ -223,7 +299,10 @@ describe("thread resolution (spec 4.9 step 3)", () => {
       subject: `Re: ${subject}`,
       text: "adding my colleague",
     });
-    expect(await inboundOf(stack, colleague.messageId)).toMatchObject({ matched_by: "subject", suspicious: false });
+    expect(await inboundOf(stack, colleague.messageId)).toMatchObject({
+      matched_by: "subject",
+      suspicious: false,
+    });
     // by token, a non-participant failing DMARC is threaded but flagged
     const viaToken = await inject(stack, {
       from: "ceo@lookalike.example",
@@ -232,15 +311,24 @@ describe("thread resolution (spec 4.9 step 3)", () => {
       text: "x",
       verdicts: { dmarc: "FAIL" },
     });
-    expect(await inboundOf(stack, viaToken.messageId)).toMatchObject({ matched_by: "token", suspicious: true });
+    expect(await inboundOf(stack, viaToken.messageId)).toMatchObject({
+      matched_by: "token",
+      suspicious: true,
+    });
   });
 
   it("keeps thread rows with the original send: activity, message, Message-ID, participants", async () => {
     const p = await makeProject(stack.db);
     const a = await sendEmail(stack, p.liveKey, p);
-    const r = await inject(stack, { from: a.recipient, to: token(a.replyToken), subject: `Re: ${a.subject}`, text: "x" });
+    const r = await inject(stack, {
+      from: a.recipient,
+      to: token(a.replyToken),
+      subject: `Re: ${a.subject}`,
+      text: "x",
+    });
     const row = await inboundOf(stack, r.messageId);
-    const t = (await stack.db.pool.query("SELECT * FROM inbound_threads WHERE id = $1", [row.thread_id])).rows[0];
+    const t = (await stack.db.pool.query("SELECT * FROM inbound_threads WHERE id = $1", [row.thread_id]))
+      .rows[0];
     expect(t).toMatchObject({
       project_id: p.projectId,
       activity_id: a.activityId,

@@ -3,7 +3,15 @@
 import { randomUUID } from "node:crypto";
 import request from "supertest";
 import { putObject, createS3Client } from "@emailsvc/provider";
-import { bearer, makeProject, startHarness, startS3, testEnv, type Harness, type TestProject } from "./helpers";
+import {
+  bearer,
+  makeProject,
+  startHarness,
+  startS3,
+  testEnv,
+  type Harness,
+  type TestProject,
+} from "./helpers";
 
 let h: Harness;
 let s3: Awaited<ReturnType<typeof startS3>>;
@@ -22,19 +30,40 @@ async function seedThread(project: TestProject, opts: { campaignId?: string | nu
   await db.pool.query(
     `INSERT INTO activities (id, project_id, email_message_id, recipient, status, provider_message_id, message_id, sent_at, campaign_id)
      VALUES ($1, $2, $3, 'ada@example.org', 'delivered', $4, $5, now() - interval '1 hour', $6)`,
-    [activityId, project.projectId, messageId, `pm-${activityId}`, `pm-${activityId}@email.amazonses.com`, opts.campaignId ?? null],
+    [
+      activityId,
+      project.projectId,
+      messageId,
+      `pm-${activityId}`,
+      `pm-${activityId}@email.amazonses.com`,
+      opts.campaignId ?? null,
+    ],
   );
   const threadId = randomUUID();
   await db.pool.query(
     `INSERT INTO inbound_threads (id, project_id, activity_id, email_message_id, campaign_id, outbound_message_id, email_type,
        subject, normalized_subject, participants, message_count, last_message_at)
      VALUES ($1, $2, $3, $4, $5, $6, 'transactional', 'Your order', 'your order', ARRAY['ada@example.org'], 2, $7)`,
-    [threadId, project.projectId, activityId, messageId, opts.campaignId ?? null, `<pm-${activityId}@email.amazonses.com>`, opts.lastAt ?? new Date().toISOString()],
+    [
+      threadId,
+      project.projectId,
+      activityId,
+      messageId,
+      opts.campaignId ?? null,
+      `<pm-${activityId}@email.amazonses.com>`,
+      opts.lastAt ?? new Date().toISOString(),
+    ],
   );
   return { threadId, activityId };
 }
 
-async function seedReply(project: TestProject, threadId: string, activityId: string, at: string, raw: { key?: string; inline?: string }) {
+async function seedReply(
+  project: TestProject,
+  threadId: string,
+  activityId: string,
+  at: string,
+  raw: { key?: string; inline?: string },
+) {
   const id = randomUUID();
   await h.deps.db.pool.query(
     `INSERT INTO inbound_messages (id, project_id, thread_id, activity_id, dedupe_key, ses_message_id, message_id, from_email,
@@ -42,7 +71,17 @@ async function seedReply(project: TestProject, threadId: string, activityId: str
      VALUES ($1, $2, $3, $4, $5, 'ses-1', $6, 'ada@example.org', 'Ada', '[{"email":"r-abcd1234@inbound.test","name":null}]',
        'r-abcd1234@inbound.test', 'Re: Your order', 'Thanks!', '<p>Thanks!</p>', 'Thanks!', 'reply', 'token',
        '{"dmarc":"PASS"}', 'queued', $7, $8, 10, $9)`,
-    [id, project.projectId, threadId, activityId, `${id}`, `<${id}@example.org>`, raw.key ?? null, raw.inline ?? null, at],
+    [
+      id,
+      project.projectId,
+      threadId,
+      activityId,
+      `${id}`,
+      `<${id}@example.org>`,
+      raw.key ?? null,
+      raw.inline ?? null,
+      at,
+    ],
   );
   return id;
 }
@@ -56,11 +95,24 @@ beforeAll(async () => {
   ids.thread = t.threadId;
   ids.activity = t.activityId;
   const key = `inbound/${randomUUID()}`;
-  const client = createS3Client({ region: "us-east-1", endpoint: s3.endpoint, accessKeyId: "S3RVER", secretAccessKey: "S3RVER" });
-  await putObject(client, { bucket: "inbound-mail", key, body: "From: ada@example.org\r\nSubject: Re: Your order\r\n\r\nThanks!\r\n" });
+  const client = createS3Client({
+    region: "us-east-1",
+    endpoint: s3.endpoint,
+    accessKeyId: "S3RVER",
+    secretAccessKey: "S3RVER",
+  });
+  await putObject(client, {
+    bucket: "inbound-mail",
+    key,
+    body: "From: ada@example.org\r\nSubject: Re: Your order\r\n\r\nThanks!\r\n",
+  });
   client.destroy();
-  ids.inbound = await seedReply(p, t.threadId, t.activityId, new Date(Date.now() - 60_000).toISOString(), { key });
-  ids.inline = await seedReply(p, t.threadId, t.activityId, new Date().toISOString(), { inline: "From: x@y.z\r\n\r\ninline\r\n" });
+  ids.inbound = await seedReply(p, t.threadId, t.activityId, new Date(Date.now() - 60_000).toISOString(), {
+    key,
+  });
+  ids.inline = await seedReply(p, t.threadId, t.activityId, new Date().toISOString(), {
+    inline: "From: x@y.z\r\n\r\ninline\r\n",
+  });
   await h.deps.db.pool.query(
     "INSERT INTO inbound_attachments (id, project_id, inbound_message_id, position, filename, content_type, size, storage_key) VALUES ($1, $2, $3, 1, 'a.pdf', 'application/pdf', 3, 'attachments/x/a.pdf')",
     [randomUUID(), p.projectId, ids.inbound],
@@ -87,11 +139,15 @@ describe("GET /v1/threads", () => {
       message_count: 2,
       participants: ["ada@example.org"],
     });
-    const byActivity = await request(h.app).get(`/v1/threads?activity_id=${older.activityId}`).set(bearer(p.testKey));
+    const byActivity = await request(h.app)
+      .get(`/v1/threads?activity_id=${older.activityId}`)
+      .set(bearer(p.testKey));
     expect(byActivity.body.data.map((t: { id: string }) => t.id)).toEqual([older.threadId]);
     const byCampaign = await request(h.app).get(`/v1/threads?campaign_id=${campaign}`).set(bearer(p.liveKey));
     expect(byCampaign.body.data.map((t: { id: string }) => t.id)).toEqual([older.threadId]);
-    const since = await request(h.app).get("/v1/threads?since=2026-06-01T00:00:00Z&per_page=1").set(bearer(p.liveKey));
+    const since = await request(h.app)
+      .get("/v1/threads?since=2026-06-01T00:00:00Z&per_page=1")
+      .set(bearer(p.liveKey));
     expect(since.body.data.map((t: { id: string }) => t.id)).toEqual([ids.thread]);
     const page2 = await request(h.app).get("/v1/threads?per_page=1&page=2").set(bearer(p.liveKey));
     expect(page2.body.data.map((t: { id: string }) => t.id)).toEqual([older.threadId]);
@@ -112,7 +168,11 @@ describe("GET /v1/threads/:id", () => {
     const res = await request(h.app).get(`/v1/threads/${ids.thread}`).set(bearer(p.liveKey));
     expect(res.status).toBe(200);
     expect(res.body.thread.id).toBe(ids.thread);
-    expect(res.body.messages.map((m: { direction: string }) => m.direction)).toEqual(["outbound", "inbound", "inbound"]);
+    expect(res.body.messages.map((m: { direction: string }) => m.direction)).toEqual([
+      "outbound",
+      "inbound",
+      "inbound",
+    ]);
     expect(res.body.messages[0]).toMatchObject({
       activity_id: ids.activity,
       message_id: `<pm-${ids.activity}@email.amazonses.com>`,
@@ -125,13 +185,17 @@ describe("GET /v1/threads/:id", () => {
       reply_text: "Thanks!",
       kind: "reply",
       matched_by: "token",
-      attachments: [{ filename: "a.pdf", content_type: "application/pdf", size: 3, storage_key: "attachments/x/a.pdf" }],
+      attachments: [
+        { filename: "a.pdf", content_type: "application/pdf", size: 3, storage_key: "attachments/x/a.pdf" },
+      ],
     });
     expect(res.body.messages[2].id).toBe(ids.inline);
   });
 
   it("is a 404 from another project's key, and for an unknown or malformed id", async () => {
-    expect((await request(h.app).get(`/v1/threads/${ids.thread}`).set(bearer(other.liveKey))).status).toBe(404);
+    expect((await request(h.app).get(`/v1/threads/${ids.thread}`).set(bearer(other.liveKey))).status).toBe(
+      404,
+    );
     expect((await request(h.app).get(`/v1/threads/${randomUUID()}`).set(bearer(p.liveKey))).status).toBe(404);
     expect((await request(h.app).get("/v1/threads/xyz").set(bearer(p.liveKey))).status).toBe(404);
   });
@@ -143,12 +207,18 @@ describe("GET /v1/inbound/:id/raw", () => {
     expect(res.status).toBe(200);
     expect(res.headers["content-type"]).toMatch(/^message\/rfc822/);
     expect(res.text ?? res.body.toString()).toContain("Subject: Re: Your order");
-    const inline = await request(h.app).get(`/v1/inbound/${ids.inline}/raw`).set(bearer(p.liveKey)).buffer(true).parse((r, cb) => {
-      let data = "";
-      r.on("data", (c: Buffer) => (data += c.toString()));
-      r.on("end", () => cb(null, data));
-    });
+    const inline = await request(h.app)
+      .get(`/v1/inbound/${ids.inline}/raw`)
+      .set(bearer(p.liveKey))
+      .buffer(true)
+      .parse((r, cb) => {
+        let data = "";
+        r.on("data", (c: Buffer) => (data += c.toString()));
+        r.on("end", () => cb(null, data));
+      });
     expect(inline.body).toContain("inline");
-    expect((await request(h.app).get(`/v1/inbound/${ids.inbound}/raw`).set(bearer(other.liveKey))).status).toBe(404);
+    expect(
+      (await request(h.app).get(`/v1/inbound/${ids.inbound}/raw`).set(bearer(other.liveKey))).status,
+    ).toBe(404);
   });
 });

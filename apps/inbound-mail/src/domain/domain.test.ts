@@ -72,10 +72,16 @@ describe("attachment links", () => {
 describe("readReceivedNotification", () => {
   it("refuses what is not a Received notification with an S3 object or inline content", () => {
     expect(readReceivedNotification("{")).toBe("Message is not JSON");
-    expect(readReceivedNotification('{"notificationType":"Bounce"}')).toBe("not a Received notification (Bounce)");
-    expect(readReceivedNotification('{"notificationType":"Received","mail":{}}')).toBe("mail.messageId is missing");
+    expect(readReceivedNotification('{"notificationType":"Bounce"}')).toBe(
+      "not a Received notification (Bounce)",
+    );
+    expect(readReceivedNotification('{"notificationType":"Received","mail":{}}')).toBe(
+      "mail.messageId is missing",
+    );
     expect(
-      readReceivedNotification('{"notificationType":"Received","mail":{"messageId":"m"},"receipt":{"action":{"type":"Lambda"}}}'),
+      readReceivedNotification(
+        '{"notificationType":"Received","mail":{"messageId":"m"},"receipt":{"action":{"type":"Lambda"}}}',
+      ),
     ).toBe("receipt.action.type Lambda is not S3 or SNS");
   });
 
@@ -88,6 +94,9 @@ describe("readReceivedNotification", () => {
         content: Buffer.from("Subject: hi\r\n\r\nx").toString("base64"),
       }),
     );
-    expect(n).toMatchObject({ recipients: ["a@b.c"], action: { type: "SNS", content: "Subject: hi\r\n\r\nx" } });
+    expect(n).toMatchObject({
+      recipients: ["a@b.c"],
+      action: { type: "SNS", content: "Subject: hi\r\n\r\nx" },
+    });
   });
 });

@@ -73,7 +73,9 @@ function headerText(value: unknown): string {
 }
 
 const rawIds = (value: string | string[] | undefined): string[] =>
-  value === undefined ? [] : (Array.isArray(value) ? value : value.split(/\s+/)).map((s) => s.trim()).filter(Boolean);
+  value === undefined
+    ? []
+    : (Array.isArray(value) ? value : value.split(/\s+/)).map((s) => s.trim()).filter(Boolean);
 
 /**
  * Parses the MIME with mailparser. A message mailparser refuses (nesting past its limit, a header block past its
@@ -92,7 +94,8 @@ export async function parseMime(raw: Buffer): Promise<ParsedReply> {
     list.push(headerText(value));
     headers.set(name, list);
   }
-  const contentType = mail.headers.get("content-type") as { value?: string; params?: Record<string, string> } | undefined;
+  const contentType = mail.headers.get("content-type") as
+    { value?: string; params?: Record<string, string> } | undefined;
   const from = addresses(mail.from)[0] ?? null;
   const messageId = mail.messageId?.trim() || null;
   return {

@@ -42,10 +42,13 @@ const norm = (s: string) => s.replace(/\s+/g, " ").trim();
     expect(core.length).toBeLessThanOrEqual(2);
   });
 
-  it.each(["gmail", "outlook", "apple", "thunderbird"])("handles the %s quoting style in 90% of its cases", (style) => {
-    const of = cases.filter((c) => c.style === style);
-    const ok = of.filter((c) => norm(replyText(c.body_text)) === norm(c.expected_reply_text));
-    expect(of.length).toBeGreaterThan(0);
-    expect(ok.length / of.length).toBeGreaterThanOrEqual(0.9);
-  });
+  it.each(["gmail", "outlook", "apple", "thunderbird"])(
+    "handles the %s quoting style in 90% of its cases",
+    (style) => {
+      const of = cases.filter((c) => c.style === style);
+      const ok = of.filter((c) => norm(replyText(c.body_text)) === norm(c.expected_reply_text));
+      expect(of.length).toBeGreaterThan(0);
+      expect(ok.length / of.length).toBeGreaterThanOrEqual(0.9);
+    },
+  );
 });

@@ -24,7 +24,7 @@ export interface Verdicts {
 
 const str = (v: unknown): string | null => (typeof v === "string" && v !== "" ? v : null);
 const verdict = (v: unknown): string | null =>
-  v && typeof v === "object" ? str((v as { status?: unknown }).status)?.toUpperCase() ?? null : null;
+  v && typeof v === "object" ? (str((v as { status?: unknown }).status)?.toUpperCase() ?? null) : null;
 
 /** Why a notification is not one this receiver takes (answered 400), or the notification. */
 export function readReceivedNotification(message: string): ReceivedNotification | string {

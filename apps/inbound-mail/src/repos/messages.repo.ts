@@ -70,8 +70,7 @@ export interface StoreInput {
 }
 
 export type StoreResult =
-  | { kind: "stored"; threadId: string | null; forward: string }
-  | { kind: "duplicate"; of: string };
+  { kind: "stored"; threadId: string | null; forward: string } | { kind: "duplicate"; of: string };
 
 const NOTIFICATION_DONE = `UPDATE inbound_notifications SET status = $2, inbound_message_id = $3, size = $4,
   processed_at = now() WHERE id = $1`;

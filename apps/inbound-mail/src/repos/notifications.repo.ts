@@ -67,7 +67,12 @@ export async function storeNotification(
 export async function notificationOutcome(
   db: Db,
   snsMessageId: string,
-): Promise<{ status: string; sesMessageId: string; projectId: string | null; threadId: string | null } | null> {
+): Promise<{
+  status: string;
+  sesMessageId: string;
+  projectId: string | null;
+  threadId: string | null;
+} | null> {
   const { rows } = await db.pool.query<{
     status: string;
     ses_message_id: string;

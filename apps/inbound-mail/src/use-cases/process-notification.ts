@@ -47,13 +47,7 @@ export interface ProcessDeps {
 export const TOO_LARGE_EXPLANATION = "Message length exceeds limit set by recipient";
 
 export type ProcessOutcome =
-  | "processed"
-  | "duplicate"
-  | "refused"
-  | "failed"
-  | "already-done"
-  | "missing"
-  | "retry";
+  "processed" | "duplicate" | "refused" | "failed" | "already-done" | "missing" | "retry";
 
 const lower = (s: string) => s.trim().toLowerCase();
 
@@ -95,7 +89,13 @@ export async function processNotification(
     const found = await headObjectSize(deps.s3, cfg.bucket, n.objectKey!);
     if (found === null) {
       if (!opts.lastAttempt) return "retry";
-      await finishNotification(deps.db, n.id, "failed", `no object ${n.objectKey} in the inbound bucket`, null);
+      await finishNotification(
+        deps.db,
+        n.id,
+        "failed",
+        `no object ${n.objectKey} in the inbound bucket`,
+        null,
+      );
       return "failed";
     }
     size = found;
@@ -210,7 +210,8 @@ async function storeReply(
         .filter((a) => a && !a.endsWith(`@${cfg.inboundDomain.toLowerCase()}`)),
     ),
   ];
-  const dashboard = send !== null && (!send.hasReplyToken || send.campaignId !== null) && r.matchedBy !== "legacy";
+  const dashboard =
+    send !== null && (!send.hasReplyToken || send.campaignId !== null) && r.matchedBy !== "legacy";
   const forwardState = async (): Promise<string> => {
     if (!projectId) return "unmatched";
     if (dashboard) return "dashboard_send";
@@ -246,7 +247,10 @@ async function storeReply(
       projectId,
       activityId: send?.activityId ?? null,
       isTest,
-      dedupeKey: `${projectId ?? "-"}|${parsed.messageId ?? `ses:${n.sesMessageId}`}|${recipient}`.slice(0, 2000),
+      dedupeKey: `${projectId ?? "-"}|${parsed.messageId ?? `ses:${n.sesMessageId}`}|${recipient}`.slice(
+        0,
+        2000,
+      ),
       sesMessageId: n.sesMessageId,
       messageId: parsed.messageId,
       inReplyTo: parsed.inReplyTo,

@@ -44,11 +44,7 @@ const lower = (s: string) => s.trim().toLowerCase();
  */
 export async function resolveThread(repo: ResolveRepo, input: ResolveInput): Promise<Resolution> {
   const { parsed } = input;
-  const addresses = [
-    ...input.recipients,
-    ...parsed.to.map((a) => a.email),
-    ...parsed.cc.map((a) => a.email),
-  ];
+  const addresses = [...input.recipients, ...parsed.to.map((a) => a.email), ...parsed.cc.map((a) => a.email)];
   const tokens: { token: string; address: string }[] = [];
   const legacy: { projectId: string; activityId: string; address: string }[] = [];
   for (const address of addresses) {

@@ -11,10 +11,10 @@ const NOT_FOUND = "Thread not found";
 export async function getThread(db: Db, projectId: string, id: string) {
   if (!isUuid(id)) throw new AppError(ErrorCode.NOT_FOUND, NOT_FOUND);
   const t = (
-    await db.pool.query<ThreadRow>(`SELECT ${THREAD_COLUMNS} FROM inbound_threads WHERE id = $1 AND project_id = $2`, [
-      id,
-      projectId,
-    ])
+    await db.pool.query<ThreadRow>(
+      `SELECT ${THREAD_COLUMNS} FROM inbound_threads WHERE id = $1 AND project_id = $2`,
+      [id, projectId],
+    )
   ).rows[0];
   if (!t) throw new AppError(ErrorCode.NOT_FOUND, NOT_FOUND);
   const [outbound, inbound] = await Promise.all([
@@ -53,7 +53,13 @@ export async function getThread(db: Db, projectId: string, id: string) {
       verdicts: Record<string, string | null>;
       sent_at: Date | null;
       received_at: Date;
-      attachments: { id: string; filename: string; content_type: string; size: number; storage_key: string }[];
+      attachments: {
+        id: string;
+        filename: string;
+        content_type: string;
+        size: number;
+        storage_key: string;
+      }[];
     }>(
       `SELECT m.id, m.message_id, m.in_reply_to, m.from_email, m.from_name, m."to", m.cc, m.subject, m.text_body,
               m.html_body, m.reply_text, m.kind, m.matched_by, m.suspicious, m.verdicts, m.sent_at, m.received_at,

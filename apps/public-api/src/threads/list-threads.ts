@@ -59,7 +59,11 @@ export async function listThreads(
     ),
   ]);
   return {
-    body: { success: true, data: page.rows.map(threadView), pagination: pagination(q.page, q.per_page, total.total) },
+    body: {
+      success: true,
+      data: page.rows.map(threadView),
+      pagination: pagination(q.page, q.per_page, total.total),
+    },
     total,
   };
 }

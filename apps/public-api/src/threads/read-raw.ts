@@ -7,7 +7,12 @@ export type InboundMimeReader = (key: string) => Promise<Buffer>;
 const NOT_FOUND = "Inbound message not found";
 
 /** GET /v1/inbound/:id/raw: the reply's MIME as it arrived, for the key's project only. */
-export async function readInboundRaw(db: Db, read: InboundMimeReader, projectId: string, id: string): Promise<Buffer> {
+export async function readInboundRaw(
+  db: Db,
+  read: InboundMimeReader,
+  projectId: string,
+  id: string,
+): Promise<Buffer> {
   if (!isUuid(id)) throw new AppError(ErrorCode.NOT_FOUND, NOT_FOUND);
   const row = (
     await db.pool.query<{ raw_key: string | null; raw: string | null }>(

@@ -41,7 +41,8 @@ export function eventsConsumer(deps: DeliverDeps, gate?: SlowReceiverGate, faili
     const { projectId, isTest } = envelope.payload;
     const known = typeof isTest === "boolean";
     const report = failing && known ? failing.admit(projectId, isTest, "inbound") : undefined;
-    if (report === null) throw new DeferredError("the project's inbound webhook receiver is failing; deferred");
+    if (report === null)
+      throw new DeferredError("the project's inbound webhook receiver is failing; deferred");
     const release = gate && known ? gate.admit(projectId, isTest, "inbound") : undefined;
     if (release === null) {
       report?.("none");

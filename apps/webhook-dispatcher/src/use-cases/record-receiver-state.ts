@@ -12,7 +12,12 @@ export function recordReceiverState(db: Db, logger: Logger, metrics: Metrics) {
     "Webhook receivers that turned failing or recovered (state: failing | recovered)",
     ["state"],
   );
-  return (projectId: string, isTest: boolean, failing: boolean, kind: "outbound" | "inbound" = "outbound"): void => {
+  return (
+    projectId: string,
+    isTest: boolean,
+    failing: boolean,
+    kind: "outbound" | "inbound" = "outbound",
+  ): void => {
     const column =
       kind === "inbound"
         ? isTest

@@ -20,7 +20,11 @@ export const threadRoutes: RouteDoc[] = [
     responses: {
       200: {
         description: "A page of threads",
-        schema: z.object({ success: z.literal(true), data: z.array(threadSchema), pagination: paginationSchema }),
+        schema: z.object({
+          success: z.literal(true),
+          data: z.array(threadSchema),
+          pagination: paginationSchema,
+        }),
       },
       400: badRequest(),
       401: unauthorized,
@@ -37,7 +41,11 @@ export const threadRoutes: RouteDoc[] = [
     responses: {
       200: {
         description: "The thread and its messages, oldest first",
-        schema: z.object({ success: z.literal(true), thread: threadSchema, messages: z.array(threadMessageSchema) }),
+        schema: z.object({
+          success: z.literal(true),
+          thread: threadSchema,
+          messages: z.array(threadMessageSchema),
+        }),
       },
       401: unauthorized,
       404: notFound("No such thread in the key's project"),

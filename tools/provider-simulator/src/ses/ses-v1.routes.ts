@@ -16,13 +16,24 @@ export function sesV1Routes(ctx: SimContext): Router {
     const fault = takeFault(ctx, String(p.Action ?? ""));
     if (fault) return void queryError(res, fault.status, fault.errorType, fault.message);
     if (p.Action !== "SendBounce")
-      return void queryError(res, 400, "InvalidAction", `The provider simulator does not implement ${p.Action}`);
+      return void queryError(
+        res,
+        400,
+        "InvalidAction",
+        `The provider simulator does not implement ${p.Action}`,
+      );
     const original = String(p.OriginalMessageId ?? "");
     const inbound = ctx.state.inbound.find((m) => m.messageId === original);
     if (!inbound)
-      return void queryError(res, 400, "MessageRejected", `Unknown OriginalMessageId ${original.slice(0, 100)}`);
+      return void queryError(
+        res,
+        400,
+        "MessageRejected",
+        `Unknown OriginalMessageId ${original.slice(0, 100)}`,
+      );
     if (!p.BounceSender) return void queryError(res, 400, "ValidationError", "BounceSender is required");
-    const recipients: { recipient: string; bounceType?: string; status?: string; diagnosticCode?: string }[] = [];
+    const recipients: { recipient: string; bounceType?: string; status?: string; diagnosticCode?: string }[] =
+      [];
     for (let i = 1; p[`BouncedRecipientInfoList.member.${i}.Recipient`]; i++) {
       const m = `BouncedRecipientInfoList.member.${i}.`;
       recipients.push({
