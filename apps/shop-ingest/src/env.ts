@@ -1,8 +1,25 @@
-import type { z } from "zod";
-import { loadEnv } from "@emailsvc/config";
+import { z } from "zod";
+import { apiKeyEncryptionEnv, loadEnv } from "@emailsvc/config";
 import { serviceEnv } from "@emailsvc/runtime";
 
-export const envSchema = serviceEnv(3009);
+/** Shop webhooks (spec 4.9 /webhooks/shop/:topic) and the abandoned-cart timers. */
+const shopEnv = z.object({
+  /** Deliveries each topic's consumer handles at once. */
+  SHOP_PREFETCH: z.coerce.number().int().positive().default(20),
+  /** How often due abandoned-cart steps are claimed. */
+  SHOP_TIMER_INTERVAL_MS: z.coerce.number().int().positive().default(15_000),
+  /** Steps one claim takes (FOR UPDATE SKIP LOCKED: replicas take disjoint steps). */
+  SHOP_TIMER_BATCH: z.coerce.number().int().positive().default(100),
+  /** How long a replica holds a claimed step before another may take it (it died mid-send). */
+  SHOP_STEP_CLAIM_SECONDS: z.coerce.number().int().positive().default(300),
+  /**
+   * Seconds in one "minute" of the shop's step delays and the attribution windows' hours are not scaled. Tests
+   * and demos set it low (e.g. 1: a 60-minute step waits 60 s); production keeps 60.
+   */
+  SHOP_STEP_UNIT_SECONDS: z.coerce.number().int().positive().default(60),
+});
+
+export const envSchema = serviceEnv(3009).extend(apiKeyEncryptionEnv.shape).extend(shopEnv.shape);
 export type Env = z.output<typeof envSchema>;
 
 export function readEnv(source: Record<string, string | undefined> = process.env): Env {

@@ -14,3 +14,4 @@ export * from "./activities.repo";
 export * from "./leads";
 export * from "./campaigns";
 export * from "./unsubscribe.repo";
+export * from "./shop";

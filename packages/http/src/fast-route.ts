@@ -39,8 +39,8 @@ export function isPlainJsonRequest(req: IncomingMessage): boolean {
   }
 }
 
-/** The body, refused with a 413 past `limitBytes` (the rest of the upload is not read). */
-function readBody(req: IncomingMessage, limitBytes: number): Promise<Buffer> {
+/** The body's bytes, refused with a 413 past `limitBytes` (the rest of the upload is not read). */
+export function readRawBody(req: IncomingMessage, limitBytes: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const declared = Number(req.headers["content-length"] ?? 0);
     if (declared > limitBytes)
@@ -66,7 +66,7 @@ function readBody(req: IncomingMessage, limitBytes: number): Promise<Buffer> {
  * not a JSON object or array (body-parser's strict mode), and the checks of `jsonBodyProblem`.
  */
 export async function readJsonBody(req: IncomingMessage, limitBytes: number): Promise<unknown> {
-  const raw = (await readBody(req, limitBytes)).toString("utf8");
+  const raw = (await readRawBody(req, limitBytes)).toString("utf8");
   if (raw.trim() === "") return {};
   const first = raw.trimStart()[0];
   let body: unknown;
@@ -101,14 +101,16 @@ function send(res: ServerResponse, a: FastAnswer, common: Record<string, string>
  */
 export function fastRoute(opts: {
   method: string;
+  /** The exact path (a query string may follow); with `prefix`, every path under it (`/webhooks/shop/…`). */
   path: string;
+  prefix?: boolean;
   logger: Logger;
   metrics?: Pick<Metrics, "httpDuration">;
   accepts?: (req: IncomingMessage) => boolean;
   handle: (r: FastRequest) => Promise<FastAnswer>;
 }): (req: IncomingMessage, res: ServerResponse) => boolean {
   const escaped = opts.path.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
-  const PATH = new RegExp(`^${escaped}(?:\\?|$)`);
+  const PATH = new RegExp(opts.prefix ? `^${escaped}` : `^${escaped}(?:\\?|$)`);
   return (req, res) => {
     if (req.method !== opts.method || !PATH.test(req.url ?? "")) return false;
     if (opts.accepts && !opts.accepts(req)) return false;

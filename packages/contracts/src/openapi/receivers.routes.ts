@@ -146,4 +146,50 @@ export const receiverRoutes: RouteDoc[] = [
       410: badRequest("The link has expired"),
     },
   },
+  {
+    service: "shop-ingest",
+    method: "post",
+    path: "/webhooks/shop/{topic}",
+    tag: "Receivers",
+    auth: "none",
+    summary: "E-commerce webhooks: cart/update, checkout/create, order/create (spec 4.9)",
+    description:
+      "`{topic}` is `cart/update`, `checkout/create` or `order/create` written as path segments " +
+      "(`/webhooks/shop/order/create`; the platform's plural names `orders/create` are accepted too). The body is " +
+      "the platform's resource as JSON. Checked in order: the topic (400), the shop by `x-shop-shop-domain` and " +
+      "`x-project-id` = its project (401), `x-shop-hmac-sha256` = base64 HMAC-SHA256 of the raw body with the " +
+      "shop's secret or, during a rotation's grace, its previous one (401; not checked when the shop has no " +
+      "secret), the JSON and the topic's required fields (400), `x-shop-webhook-id` (400). The delivery is stored " +
+      "with its queue message before the 200. A webhook id the shop already delivered is a 409, or a 200 with " +
+      "`duplicate: true` for a shop set to answer duplicates with 200 (the platform retries every non-2xx answer " +
+      "and may drop a subscription that keeps failing).",
+    pathParams: { topic: { description: "cart/update, checkout/create or order/create" } },
+    headers: {
+      "x-project-id": { description: "The project the shop is connected to", required: true },
+      "x-shop-shop-domain": { description: "The shop's domain", required: true },
+      "x-shop-hmac-sha256": {
+        description: "base64 HMAC-SHA256 of the raw body (when the shop has a secret)",
+      },
+      "x-shop-webhook-id": {
+        description: "The delivery's id, the same on every retry (de-duplication)",
+        required: true,
+      },
+    },
+    body: z.looseObject({}),
+    responses: {
+      200: {
+        description: "Stored and queued (or, for a shop so set, a duplicate acknowledged)",
+        schema: z.object({
+          success: z.literal(true),
+          message: z.string(),
+          duplicate: z.literal(true).optional(),
+        }),
+      },
+      400: badRequest("Unsupported topic, invalid JSON, a missing or invalid field (named), no webhook id"),
+      401: badRequest("Invalid HMAC signature, unknown shop domain, or x-project-id not the shop's project"),
+      409: badRequest("Duplicate webhook: this webhook id was already received"),
+      413: badRequest("Body too large (2 MB)"),
+      500: internalError,
+    },
+  },
 ];

@@ -1,0 +1,112 @@
+import type { IncomingMessage } from "node:http";
+import {
+  Exchanges,
+  isUuid,
+  makeEnvelope,
+  RoutingKeys,
+  SHOP_LIMITS,
+  shopPayloadSchemas,
+  shopTopicOf,
+  type ShopTopic,
+} from "@emailsvc/contracts";
+import { type Db, findShopByDomain, recordShopWebhook, shopSecrets, timeOrderedUuid } from "@emailsvc/db";
+import {
+  AppError,
+  ErrorCode,
+  jsonBodyProblem,
+  parseInput,
+  readRawBody,
+  type FastAnswer,
+} from "@emailsvc/http";
+import { shopHmacMatches } from "./verify-shop-hmac";
+
+export const SHOP_WEBHOOK_PREFIX = "/webhooks/shop/";
+
+const ROUTING_KEYS = {
+  "cart/update": RoutingKeys.shopCartUpdate,
+  "checkout/create": RoutingKeys.shopCheckoutCreate,
+  "order/create": RoutingKeys.shopOrderCreate,
+} as const satisfies Record<ShopTopic, string>;
+
+export const MSG_INVALID_HMAC = "Invalid HMAC signature";
+export const MSG_UNKNOWN_SHOP = "Unknown shop: no shop with this x-shop-shop-domain is connected";
+export const MSG_PROJECT_MISMATCH = "x-project-id does not match the project this shop is connected to";
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** `/webhooks/shop/cart/update` (or `cart%2Fupdate`, or the platform's plural `carts/update`) → its topic. */
+function topicOfUrl(url: string): ShopTopic | null {
+  const path = url.slice(SHOP_WEBHOOK_PREFIX.length).split("?")[0]!;
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(path);
+  } catch {
+    return null;
+  }
+  return shopTopicOf(decoded.replace(/\/+$/, ""));
+}
+
+/**
+ * POST /webhooks/shop/:topic (spec 4.9). In order: the topic (400), the shop by `x-shop-shop-domain` and its
+ * project by `x-project-id` (401), the HMAC of the raw body when the shop has a secret (401), the JSON and the
+ * topic's required fields (400), `x-shop-webhook-id` (400). Then the delivery and its outbox row are stored in one
+ * statement before the 200; a webhook id the shop already delivered answers 409, or 200 `duplicate: true` when the
+ * shop chose that (the platform retries every non-2xx answer and may drop a subscription that keeps failing).
+ */
+export async function receiveShopWebhook(
+  deps: { db: Db; encryptionKey: string; kickOutbox: () => void },
+  req: IncomingMessage,
+): Promise<FastAnswer> {
+  const topic = topicOfUrl(req.url ?? "");
+  if (!topic)
+    throw new AppError(
+      ErrorCode.VALIDATION,
+      "Unsupported topic: expected cart/update, checkout/create or order/create",
+    );
+  const raw = await readRawBody(req, SHOP_LIMITS.bodyBytes);
+  const domain = header(req, "x-shop-shop-domain")?.trim().toLowerCase();
+  const shop = domain ? await findShopByDomain(deps.db, domain) : undefined;
+  if (!shop) throw new AppError(ErrorCode.UNAUTHORIZED, MSG_UNKNOWN_SHOP);
+  const projectId = header(req, "x-project-id")?.trim();
+  if (!projectId || !isUuid(projectId) || projectId.toLowerCase() !== shop.project_id)
+    throw new AppError(ErrorCode.UNAUTHORIZED, MSG_PROJECT_MISMATCH);
+  const secrets = shopSecrets(shop, deps.encryptionKey);
+  if (secrets.length && !shopHmacMatches(raw, header(req, "x-shop-hmac-sha256"), secrets))
+    throw new AppError(ErrorCode.UNAUTHORIZED, MSG_INVALID_HMAC);
+
+  let body: unknown;
+  try {
+    body = JSON.parse(raw.toString("utf8"));
+  } catch {
+    throw new AppError(ErrorCode.VALIDATION, "Invalid JSON body");
+  }
+  if (typeof body !== "object" || body === null || Array.isArray(body))
+    throw new AppError(ErrorCode.VALIDATION, "Request body must be a JSON object");
+  const problem = jsonBodyProblem(body);
+  if (problem) throw new AppError(ErrorCode.VALIDATION, problem);
+  parseInput(shopPayloadSchemas[topic], body);
+  const webhookId = header(req, "x-shop-webhook-id")?.trim();
+  if (!webhookId || webhookId.length > 255)
+    throw new AppError(ErrorCode.VALIDATION, "x-shop-webhook-id: is required (1 to 255 characters)");
+
+  const id = timeOrderedUuid();
+  const envelope = makeEnvelope(ROUTING_KEYS[topic], { webhookEventId: id }, { projectId: shop.project_id });
+  const outcome = await recordShopWebhook(
+    deps.db,
+    { id, projectId: shop.project_id, shopId: shop.id, webhookId, topic, payload: body },
+    { exchange: Exchanges.shopWebhooks, routingKey: ROUTING_KEYS[topic], payload: envelope },
+  );
+  if (outcome === "stored") {
+    deps.kickOutbox();
+    return { status: 200, body: { success: true, message: `Webhook ${topic} received` } };
+  }
+  if (shop.duplicate_answer === "ok")
+    return {
+      status: 200,
+      body: { success: true, duplicate: true, message: "Duplicate webhook: already received" },
+    };
+  throw new AppError(ErrorCode.CONFLICT, "Duplicate webhook: already received");
+}

@@ -1,0 +1,29 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Db } from "@emailsvc/db";
+import { fastRoute } from "@emailsvc/http";
+import type { Logger, Metrics } from "@emailsvc/observability";
+import { receiveShopWebhook, SHOP_WEBHOOK_PREFIX } from "./receive-shop-webhook";
+
+/** The routes served ahead of Express (the route-coverage test declares them). */
+export const SHOP_WEBHOOK_ROUTES = ["POST /webhooks/shop/:topic"];
+
+/**
+ * POST /webhooks/shop/* on plain node:http ahead of Express: the platform gives up after 5 s and retries, so the
+ * receiver answers as fast as it can store (the raw body is read once, for the HMAC and the JSON alike).
+ */
+export function shopWebhookFastPath(deps: {
+  db: Db;
+  encryptionKey: string;
+  kickOutbox: () => void;
+  logger: Logger;
+  metrics: Pick<Metrics, "httpDuration">;
+}): (req: IncomingMessage, res: ServerResponse) => boolean {
+  return fastRoute({
+    method: "POST",
+    path: SHOP_WEBHOOK_PREFIX,
+    prefix: true,
+    logger: deps.logger,
+    metrics: deps.metrics,
+    handle: (r) => receiveShopWebhook(deps, r.req),
+  });
+}
