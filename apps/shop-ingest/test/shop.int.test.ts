@@ -2,7 +2,7 @@
 // topic consumers), the shared send model for abandoned-cart emails. Payloads are the platform's own resources
 // from ../shared/corpus/shop, read at test time.
 import request from "supertest";
-import { rotateShopSecret, updateShop } from "@emailsvc/db";
+import { campaignStats, rotateShopSecret, updateShop } from "@emailsvc/db";
 import { type TestProject, waitFor } from "@emailsvc/testing";
 import { signShopBody } from "../src/webhooks/verify-shop-hmac";
 import { corpus, ENCRYPTION_KEY, type Harness, startHarness } from "./harness";
@@ -448,6 +448,15 @@ describe("revenue attribution", () => {
     expect(by.get(onlyOpen)).toMatchObject({ touch: "open", activity: opened.id, revenue: "40994" });
     expect(by.get(staleOpen)).toMatchObject({ touch: null, revenue: "0" });
     expect(by.get(testBuyer)).toMatchObject({ touch: "click", activity: testTouch.id, revenue: "0" });
+    // the campaign's stats gain the attributed order and its revenue; the test order's campaign gains none
+    expect(await campaignStats(h.deps.db.pool, s.projectId, clicked.campaign_id)).toMatchObject({
+      attributed_orders: 1,
+      attributed_revenue_minor: 40994,
+    });
+    expect(await campaignStats(h.deps.db.pool, s.projectId, testTouch.campaign_id)).toMatchObject({
+      attributed_orders: 0,
+      attributed_revenue_minor: 0,
+    });
     // open_window_hours 0 turns opens off
     await updateShop(h.deps.db, s.projectId, s.shopId, { open_window_hours: 0 });
     const later = `${uniq("buyer")}@example.org`;

@@ -258,30 +258,4 @@ export async function storeOrder(
   };
 }
 
-/** Attributed orders and revenue per campaign (campaign stats): test and cancelled orders count no revenue. */
-export async function campaignRevenue(
-  client: Pick<PoolClient, "query">,
-  projectId: string,
-  campaignIds: string[],
-): Promise<Map<string, { orders: number; revenueMinor: bigint; currency: string | null }>> {
-  const { rows } = await client.query<{
-    campaign_id: string;
-    orders: number;
-    revenue: string;
-    currency: string | null;
-  }>(
-    `SELECT attributed_campaign_id AS campaign_id, count(*) FILTER (WHERE attributed_revenue_minor > 0)::int AS orders,
-            sum(attributed_revenue_minor)::text AS revenue, min(currency) AS currency
-       FROM shop_orders WHERE project_id = $1 AND attributed_campaign_id = ANY($2::uuid[])
-      GROUP BY attributed_campaign_id`,
-    [projectId, campaignIds],
-  );
-  return new Map(
-    rows.map((r) => [
-      r.campaign_id,
-      { orders: r.orders, revenueMinor: BigInt(r.revenue), currency: r.currency },
-    ]),
-  );
-}
-
 export { ORDER_CLOSES_CHECKOUT };
