@@ -244,6 +244,90 @@ events
     ),
   );
 
+const shops = program
+  .command("shops")
+  .description(
+    "connect shops (e-commerce webhooks), set attribution and abandoned-cart steps, rotate secrets",
+  );
+const shopSettings = (o: Record<string, string | undefined>) => {
+  const v = (x: string | undefined) => (x === undefined ? undefined : x === "" ? null : x);
+  const n = (x: string | undefined) => (x === undefined ? undefined : Number(x));
+  return {
+    duplicate_answer: o.duplicateAnswer,
+    click_window_hours: n(o.clickWindowHours),
+    open_window_hours: n(o.openWindowHours),
+    abandoned_steps_minutes:
+      o.abandonedSteps === undefined
+        ? undefined
+        : o.abandonedSteps === ""
+          ? []
+          : o.abandonedSteps.split(",").map(Number),
+    abandoned_template_id: v(o.abandonedTemplate),
+    abandoned_from_email: v(o.abandonedFrom),
+    abandoned_from_name: v(o.abandonedFromName),
+  };
+};
+const withShopSettings = (c: Command) =>
+  c
+    .option(
+      "--duplicate-answer <conflict|ok>",
+      "a repeated webhook id: 409 (conflict, the spec) or 200 duplicate (ok)",
+    )
+    .option("--click-window-hours <n>", "attribute an order to a click this recent (default 120)")
+    .option("--open-window-hours <n>", "else to an open this recent (default 24; 0 turns opens off)")
+    .option(
+      "--abandoned-steps <minutes,...>",
+      "abandoned-cart delays after the checkout, up to 3 (default 60)",
+    )
+    .option("--abandoned-template <templateId>", "the project template each step sends")
+    .option("--abandoned-from <email>", "the verified sender of the abandoned-cart emails")
+    .option("--abandoned-from-name <name>");
+withShopSettings(
+  shops
+    .command("connect <projectId> <shopDomain>")
+    .description("connect a shop domain; its webhooks must then carry this project's id")
+    .option("--secret <secret>", "the webhook secret the platform signs with (HMAC-SHA256)"),
+).action(async (id: string, domain: string, o: Record<string, string | undefined>) =>
+  print(
+    await call(target(), "POST", route`/projects/${id}/shops`, {
+      shop_domain: domain,
+      secret: o.secret,
+      ...shopSettings(o),
+    }),
+  ),
+);
+shops
+  .command("list <projectId>")
+  .action(async (id: string) => print(await call(target(), "GET", route`/projects/${id}/shops`)));
+shops
+  .command("show <projectId> <shopId>")
+  .action(async (id: string, shopId: string) =>
+    print(await call(target(), "GET", route`/projects/${id}/shops/${shopId}`)),
+  );
+withShopSettings(shops.command("set <projectId> <shopId>")).action(
+  async (id: string, shopId: string, o: Record<string, string | undefined>) =>
+    print(await call(target(), "PATCH", route`/projects/${id}/shops/${shopId}`, shopSettings(o))),
+);
+shops
+  .command("rotate-secret <projectId> <shopId> <secret>")
+  .description(
+    "the previous secret stays valid for --grace-minutes (default 60: the platform switches slowly)",
+  )
+  .option("--grace-minutes <n>")
+  .action(async (id: string, shopId: string, secret: string, o: { graceMinutes?: string }) =>
+    print(
+      await call(target(), "POST", route`/projects/${id}/shops/${shopId}/rotate-secret`, {
+        secret,
+        grace_minutes: o.graceMinutes === undefined ? undefined : Number(o.graceMinutes),
+      }),
+    ),
+  );
+shops
+  .command("disconnect <projectId> <shopId>")
+  .action(async (id: string, shopId: string) =>
+    print(await call(target(), "DELETE", route`/projects/${id}/shops/${shopId}`)),
+  );
+
 program
   .command("add-sender <projectId> <email>")
   .description("add a verified sender address (local use; production verifies through /domains)")

@@ -8,6 +8,7 @@ import {
   updateTemplateSchema,
 } from "./admin.schemas";
 import { campaignPaths } from "./admin-campaigns.openapi";
+import { shopPaths } from "./admin-shops.openapi";
 
 const json = (schema: z.ZodType) => ({
   content: {
@@ -149,6 +150,7 @@ export function adminOpenApi() {
         },
       },
       ...campaignPaths(json, ok),
+      ...shopPaths(json, ok),
       "/admin/webhook-deliveries": {
         get: {
           summary: "A project's latest 200 client webhook deliveries, optionally of one status",

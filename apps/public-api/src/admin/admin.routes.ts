@@ -20,6 +20,7 @@ import {
 } from "./admin.schemas";
 import { adminOpenApi } from "./admin.openapi";
 import { adminCampaignsRouter } from "./admin-campaigns.routes";
+import { adminShopsRouter } from "./admin-shops.routes";
 import { adminLeadsRouter } from "./admin-leads.routes";
 import type { CampaignDeps } from "../campaigns/campaign-deps";
 
@@ -325,6 +326,7 @@ export function adminRouter(deps: AdminDeps): Router {
   });
 
   r.use(adminLeadsRouter({ db }));
+  r.use(adminShopsRouter({ db, encryptionKey: deps.encryptionKey }));
   if (deps.campaigns)
     r.use(adminCampaignsRouter({ ...deps.campaigns, db, kickOutbox: () => deps.kickOutbox?.() }));
 
