@@ -18,7 +18,7 @@ import { replyText } from "../domain/reply-text";
 import { normalizeSubject } from "../domain/subject";
 import { buildInboundWebhookBody, type WebhookAttachment } from "../domain/webhook-body";
 import { finishNotification, loadNotification, type StoredNotification } from "../repos/notifications.repo";
-import { inboundUrlSet, type NewAttachment, storeInboundMessage } from "../repos/messages.repo";
+import { type NewAttachment, storeInboundMessage } from "../repos/messages.repo";
 import type { ResolveRepo } from "../repos/resolve.repo";
 import { type Resolution, resolveThread } from "./resolve-thread";
 
@@ -210,15 +210,9 @@ async function storeReply(
         .filter((a) => a && !a.endsWith(`@${cfg.inboundDomain.toLowerCase()}`)),
     ),
   ];
+  // a reply to a dashboard send (no token: campaigns, x-source platform) reached the human sender (spec 4.11)
   const dashboard =
     send !== null && (!send.hasReplyToken || send.campaignId !== null) && r.matchedBy !== "legacy";
-  const forwardState = async (): Promise<string> => {
-    if (!projectId) return "unmatched";
-    if (dashboard) return "dashboard_send";
-    const isTest = send?.isTest ?? false;
-    return (await inboundUrlSet(deps.db, projectId, isTest)) ? "queued" : "no_url";
-  };
-  const forward = await forwardState();
   const isTest = send?.isTest ?? false;
   const linkExpiry = new Date(receivedAt.getTime() + cfg.linkTtlMs);
 
@@ -276,8 +270,9 @@ async function storeReply(
       receivedAt,
       attachments,
     },
-    finish: (threadId) => {
-      if (!projectId || !threadId) return { body: null, forward };
+    forwardable: !dashboard,
+    buildBody: (threadId) => {
+      if (!projectId || !threadId) return null;
       const webhookAttachments: WebhookAttachment[] = attachments.map((a) => ({
         filename: a.filename,
         content_type: a.contentType,
@@ -285,7 +280,7 @@ async function storeReply(
         storage_key: a.storageKey,
         download_url: attachmentLink(cfg.publicBaseUrl, cfg.linkSecret, a.id, linkExpiry).url,
       }));
-      const body = buildInboundWebhookBody({
+      return buildInboundWebhookBody({
         inboundId: id,
         projectId,
         isTest,
@@ -315,7 +310,6 @@ async function storeReply(
         matchedBy: r.matchedBy!,
         receivedAt,
       });
-      return { body, forward };
     },
   });
   if (result.kind === "duplicate") return "duplicate";
