@@ -222,3 +222,36 @@ describe("GET /v1/inbound/:id/raw", () => {
     ).toBe(404);
   });
 });
+
+describe("GET /admin/inbound (the operator's view of mail no project got)", () => {
+  it("lists unmatched replies, and refused or failed notifications", async () => {
+    const db = h.deps.db;
+    const id = randomUUID();
+    await db.pool.query(
+      `INSERT INTO inbound_messages (id, dedupe_key, ses_message_id, from_email, recipient, subject, forward, size)
+       VALUES ($1, $2, 'ses-u', 'stranger@example.net', 'nobody@inbound.test', 'hello?', 'unmatched', 10)`,
+      [id, `-|${id}`],
+    );
+    await db.pool.query(
+      `INSERT INTO inbound_notifications (id, sns_message_id, topic_arn, ses_message_id, action_type, recipients, verdicts, status, error, size)
+       VALUES ($1, $2, 'arn', 'ses-big', 'S3', ARRAY['r-abcd1234@inbound.test'], '{}', 'refused', 'Message length exceeds limit set by recipient', 200000)`,
+      [randomUUID(), randomUUID()],
+    );
+    const auth = { Authorization: "Bearer admin-token-for-tests-0123456789" };
+    const unmatched = await request(h.internal).get("/admin/inbound").set(auth);
+    expect(unmatched.status).toBe(200);
+    expect(unmatched.body.messages).toEqual([
+      expect.objectContaining({ id, from_email: "stranger@example.net", subject: "hello?" }),
+    ]);
+    const refused = await request(h.internal).get("/admin/inbound?status=refused").set(auth);
+    expect(refused.body.notifications).toEqual([
+      expect.objectContaining({
+        ses_message_id: "ses-big",
+        size: 200000,
+        error: "Message length exceeds limit set by recipient",
+      }),
+    ]);
+    expect((await request(h.internal).get("/admin/inbound?status=nope").set(auth)).status).toBe(400);
+    expect((await request(h.internal).get("/admin/inbound")).status).toBe(401);
+  });
+});

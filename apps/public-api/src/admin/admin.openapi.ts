@@ -9,6 +9,7 @@ import {
 } from "./admin.schemas";
 import { campaignPaths } from "./admin-campaigns.openapi";
 import { shopPaths } from "./admin-shops.openapi";
+import { inboundPaths } from "./admin-inbound.routes";
 
 const json = (schema: z.ZodType) => ({
   content: {
@@ -151,6 +152,7 @@ export function adminOpenApi() {
       },
       ...campaignPaths(json, ok),
       ...shopPaths(json, ok),
+      ...inboundPaths(ok),
       "/admin/webhook-deliveries": {
         get: {
           summary: "A project's latest 200 client webhook deliveries, optionally of one status",

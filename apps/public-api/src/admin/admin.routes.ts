@@ -22,6 +22,7 @@ import { adminOpenApi } from "./admin.openapi";
 import { adminCampaignsRouter } from "./admin-campaigns.routes";
 import { adminShopsRouter } from "./admin-shops.routes";
 import { adminLeadsRouter } from "./admin-leads.routes";
+import { adminInboundRouter } from "./admin-inbound.routes";
 import type { CampaignDeps } from "../campaigns/campaign-deps";
 
 export interface AdminDeps {
@@ -326,6 +327,7 @@ export function adminRouter(deps: AdminDeps): Router {
   });
 
   r.use(adminLeadsRouter({ db }));
+  r.use(adminInboundRouter({ db }));
   r.use(adminShopsRouter({ db, encryptionKey: deps.encryptionKey }));
   if (deps.campaigns)
     r.use(adminCampaignsRouter({ ...deps.campaigns, db, kickOutbox: () => deps.kickOutbox?.() }));
