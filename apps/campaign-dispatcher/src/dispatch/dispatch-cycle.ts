@@ -83,12 +83,14 @@ function skipReason(r: ClaimedRecipient, emailType: string): string | null {
  * quota, outbox) in the same transaction that moves them to `queued`. A crash anywhere rolls all of it back; the
  * next cycle of any replica takes the same recipients again. Resolves null when no campaign is due.
  *
- * `budget`: how many more sends the in-flight bound allows this tick. `skip`: campaigns this tick already saw.
+ * `budget`: how many more sends the in-flight bound allows this tick; `inFlight`: campaign sends handed over and
+ * not answered yet. `skip`: campaigns this tick already saw.
  */
 export async function dispatchCycle(
   deps: CycleDeps,
   budget: number,
   skip: readonly string[],
+  inFlight: number,
 ): Promise<CycleResult | null> {
   const client = await deps.db.pool.connect();
   let handedOver = 0;
@@ -99,7 +101,7 @@ export async function dispatchCycle(
       await client.query("COMMIT");
       return null;
     }
-    const result = await cycle(deps, client, campaign, budget);
+    const result = await cycle(deps, client, campaign, budget, inFlight);
     await client.query("COMMIT");
     handedOver = result.queued;
     return result;
@@ -117,6 +119,7 @@ async function cycle(
   c: PoolClient,
   campaign: CampaignRow,
   budget: number,
+  inFlight: number,
 ): Promise<CycleResult> {
   const result = (outcome: CycleOutcome, queued = 0, skipped = 0): CycleResult => ({
     campaignId: campaign.id,
@@ -164,7 +167,7 @@ async function cycle(
   const today = dayNumber(now, config.hourMs);
   const warm = await domainWarmup(c, campaign.project_id, domain, today);
   const limits: LimitState[] = [
-    providerDailyLimit(await deps.providerQuota.current(), 0, now, config.providerRecheckMs),
+    providerDailyLimit(await deps.providerQuota.current(), inFlight, now, config.providerRecheckMs),
     monthlyLimit(await monthlyQuotaLeft(c, campaign.project_id, new Date(now)), new Date(now)),
     warmupLimit(warm.ramp ?? config.warmupRamp, warm.firstDay, today, warm.used, domain, config.hourMs),
   ];

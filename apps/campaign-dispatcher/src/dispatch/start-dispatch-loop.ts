@@ -47,12 +47,13 @@ export function startDispatchLoop(opts: DispatchLoopOptions): DispatchLoop {
         "campaign recipients written",
       );
     }
-    let budget = opts.maxInFlight - (await campaignSendsInFlight(opts.db.pool));
+    const inFlight = await campaignSendsInFlight(opts.db.pool);
+    let budget = opts.maxInFlight - inFlight;
     const seen: string[] = [];
     while (budget > 0 && !stopped) {
       let r;
       try {
-        r = await dispatchCycle(opts, budget, seen);
+        r = await dispatchCycle(opts, budget, seen, opts.maxInFlight - budget);
       } catch (err) {
         if (!(err instanceof QuotaRaced)) throw err;
         opts.logger.info({ campaignId: err.campaignId }, "monthly quota ran out during a cycle");

@@ -4,13 +4,16 @@ import { getAccount, type SesClient } from "@emailsvc/provider";
 /** The provider's 24-hour quota as last read, and the campaign sends handed over since (not yet in its count). */
 export interface ProviderQuotaReading {
   max24HourSend: number;
+  /** as the provider counted when it was read */
   sentLast24Hours: number;
+  /** campaign sends this replica handed over since that reading */
+  handedOverSince: number;
   /** 'provider': SES GetAccount answered; 'config': it did not, PROVIDER_DAILY_QUOTA stands in for the limit */
   source: "provider" | "config";
 }
 
 export interface ProviderQuota {
-  /** The latest reading (asked again after `refreshMs`), with this replica's hand-overs since counted in. */
+  /** The latest reading (asked again after `refreshMs`), with this replica's hand-overs since. */
   current(): Promise<ProviderQuotaReading>;
   /** Campaign sends this replica just handed over: used quota until the next reading includes them. */
   handedOver(n: number): void;
@@ -26,7 +29,7 @@ export function createProviderQuota(opts: {
   refreshMs: number;
   logger: Logger;
 }): ProviderQuota {
-  let reading: (ProviderQuotaReading & { at: number }) | null = null;
+  let reading: (Omit<ProviderQuotaReading, "handedOverSince"> & { at: number }) | null = null;
   let since = 0;
   let inFlight: Promise<void> | null = null;
   async function refresh(): Promise<void> {
@@ -51,7 +54,12 @@ export function createProviderQuota(opts: {
         await inFlight;
       }
       const r = reading!;
-      return { max24HourSend: r.max24HourSend, sentLast24Hours: r.sentLast24Hours + since, source: r.source };
+      return {
+        max24HourSend: r.max24HourSend,
+        sentLast24Hours: r.sentLast24Hours,
+        handedOverSince: since,
+        source: r.source,
+      };
     },
     handedOver(n) {
       since += n;

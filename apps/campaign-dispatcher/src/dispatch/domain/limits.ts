@@ -56,17 +56,19 @@ export function monthlyLimit(left: number, now: Date): LimitState {
 }
 
 /**
- * The provider's 24-hour quota (spec 8: 106,000), account-wide: what SES reports left (`GetAccount`), less the
- * campaign sends handed over since and not yet counted by it. SES's window rolls and it does not say when room
- * frees up, so the campaign is looked at again after `recheckMs`.
+ * The provider's 24-hour quota (spec 8: 106,000), account-wide: what SES reported sent (`GetAccount`), plus what it
+ * has not counted yet: the campaign sends handed over since that reading, or those in flight now, whichever is
+ * more (each is a part of them). SES's window rolls and it does not say when room frees up, so the campaign is
+ * looked at again after `recheckMs`.
  */
 export function providerDailyLimit(
-  quota: { max24HourSend: number; sentLast24Hours: number },
+  quota: { max24HourSend: number; sentLast24Hours: number; handedOverSince: number },
   inFlight: number,
   now: number,
   recheckMs: number,
 ): LimitState {
-  const left = Math.max(0, quota.max24HourSend - quota.sentLast24Hours - inFlight);
+  const used = quota.sentLast24Hours + Math.max(quota.handedOverSince, inFlight);
+  const left = Math.max(0, quota.max24HourSend - used);
   if (left > 0) return { left };
   return {
     left: 0,
