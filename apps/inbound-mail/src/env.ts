@@ -35,7 +35,7 @@ export const envSchema = serviceEnv(3007)
     /** The subject rule (last resort) looks at threads active within this many days. */
     INBOUND_SUBJECT_WINDOW_DAYS: z.coerce.number().int().positive().default(30),
     /** Notifications processed at once per replica. */
-    INBOUND_PREFETCH: z.coerce.number().int().positive().default(8),
+    INBOUND_PREFETCH: z.coerce.number().int().positive().default(16),
   });
 export type Env = z.output<typeof envSchema>;
 
