@@ -14,6 +14,7 @@ export function createApp(deps: Deps, lifecycle?: Traffic): Express {
   const shop = shopWebhookFastPath({
     db: deps.db,
     encryptionKey: deps.env.API_KEY_ENCRYPTION_KEY,
+    shopCacheMs: deps.env.SHOP_CACHE_MS,
     kickOutbox: () => deps.outbox.kick(),
     logger: deps.logger,
     metrics: deps.metrics,

@@ -4,6 +4,8 @@ import { serviceEnv } from "@emailsvc/runtime";
 
 /** Shop webhooks (spec 4.9 /webhooks/shop/:topic) and the abandoned-cart timers. */
 const shopEnv = z.object({
+  /** How long a shop connection (and its decrypted secrets) is held: a rotation takes effect within it. */
+  SHOP_CACHE_MS: z.coerce.number().int().min(0).default(5_000),
   /** Deliveries each topic's consumer handles at once. */
   SHOP_PREFETCH: z.coerce.number().int().positive().default(20),
   /** How often due abandoned-cart steps are claimed. */

@@ -35,6 +35,7 @@ export function testEnvVars(extra: Record<string, string> = {}): Record<string, 
     API_KEY_ENCRYPTION_KEY: ENCRYPTION_KEY,
     OUTBOX_RELAY_INTERVAL_MS: "100",
     SHOP_STEP_UNIT_SECONDS: "1",
+    SHOP_CACHE_MS: "0",
     SHOP_TIMER_INTERVAL_MS: "3600000",
     ...extra,
   };
@@ -131,7 +132,9 @@ export async function spawnShopIngest(
   const out = fs.openSync(path.join(logDir, "shop-ingest.log"), "a");
   const proc = spawn(
     process.execPath,
-    [require.resolve("tsx/cli"), "--conditions=development", "apps/shop-ingest/src/main.ts"],
+    // node itself with tsx's loader, not the tsx CLI: the CLI runs main.ts in a child of its own, and a SIGKILL
+    // of the CLI would leave that child running
+    ["--conditions=development", "--import", "tsx", "apps/shop-ingest/src/main.ts"],
     {
       cwd: root,
       env: { ...testEnvVars(extra), PORT: String(port), LOG_LEVEL: "info" },

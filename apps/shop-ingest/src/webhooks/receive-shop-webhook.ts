@@ -9,7 +9,7 @@ import {
   shopTopicOf,
   type ShopTopic,
 } from "@emailsvc/contracts";
-import { type Db, findShopByDomain, recordShopWebhook, shopSecrets, timeOrderedUuid } from "@emailsvc/db";
+import { type Db, recordShopWebhook, timeOrderedUuid } from "@emailsvc/db";
 import {
   AppError,
   ErrorCode,
@@ -18,6 +18,7 @@ import {
   readRawBody,
   type FastAnswer,
 } from "@emailsvc/http";
+import type { CachedShop } from "./shop-cache";
 import { shopHmacMatches } from "./verify-shop-hmac";
 
 export const SHOP_WEBHOOK_PREFIX = "/webhooks/shop/";
@@ -57,7 +58,7 @@ function topicOfUrl(url: string): ShopTopic | null {
  * shop chose that (the platform retries every non-2xx answer and may drop a subscription that keeps failing).
  */
 export async function receiveShopWebhook(
-  deps: { db: Db; encryptionKey: string; kickOutbox: () => void },
+  deps: { db: Db; shops: (domain: string) => Promise<CachedShop | null>; kickOutbox: () => void },
   req: IncomingMessage,
 ): Promise<FastAnswer> {
   const topic = topicOfUrl(req.url ?? "");
@@ -68,12 +69,12 @@ export async function receiveShopWebhook(
     );
   const raw = await readRawBody(req, SHOP_LIMITS.bodyBytes);
   const domain = header(req, "x-shop-shop-domain")?.trim().toLowerCase();
-  const shop = domain ? await findShopByDomain(deps.db, domain) : undefined;
-  if (!shop) throw new AppError(ErrorCode.UNAUTHORIZED, MSG_UNKNOWN_SHOP);
+  const found = domain ? await deps.shops(domain) : null;
+  if (!found) throw new AppError(ErrorCode.UNAUTHORIZED, MSG_UNKNOWN_SHOP);
+  const { shop, secrets } = found;
   const projectId = header(req, "x-project-id")?.trim();
   if (!projectId || !isUuid(projectId) || projectId.toLowerCase() !== shop.project_id)
     throw new AppError(ErrorCode.UNAUTHORIZED, MSG_PROJECT_MISMATCH);
-  const secrets = shopSecrets(shop, deps.encryptionKey);
   if (secrets.length && !shopHmacMatches(raw, header(req, "x-shop-hmac-sha256"), secrets))
     throw new AppError(ErrorCode.UNAUTHORIZED, MSG_INVALID_HMAC);
 

@@ -3,6 +3,7 @@ import type { Db } from "@emailsvc/db";
 import { fastRoute } from "@emailsvc/http";
 import type { Logger, Metrics } from "@emailsvc/observability";
 import { receiveShopWebhook, SHOP_WEBHOOK_PREFIX } from "./receive-shop-webhook";
+import { createShopCache } from "./shop-cache";
 
 /** The routes served ahead of Express (the route-coverage test declares them). */
 export const SHOP_WEBHOOK_ROUTES = ["POST /webhooks/shop/:topic"];
@@ -14,16 +15,19 @@ export const SHOP_WEBHOOK_ROUTES = ["POST /webhooks/shop/:topic"];
 export function shopWebhookFastPath(deps: {
   db: Db;
   encryptionKey: string;
+  shopCacheMs: number;
   kickOutbox: () => void;
   logger: Logger;
   metrics: Pick<Metrics, "httpDuration">;
 }): (req: IncomingMessage, res: ServerResponse) => boolean {
+  const shops = createShopCache(deps.db, deps.encryptionKey, deps.shopCacheMs);
+  const receive = { db: deps.db, shops, kickOutbox: deps.kickOutbox };
   return fastRoute({
     method: "POST",
     path: SHOP_WEBHOOK_PREFIX,
     prefix: true,
     logger: deps.logger,
     metrics: deps.metrics,
-    handle: (r) => receiveShopWebhook(deps, r.req),
+    handle: (r) => receiveShopWebhook(receive, r.req),
   });
 }
