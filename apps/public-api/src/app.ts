@@ -8,6 +8,8 @@ import { adminRouter } from "./admin/admin.routes";
 import type { Deps } from "./deps";
 import { eventsFastPath } from "./events/events.fast-path";
 import { eventsRouter } from "./events/events.routes";
+import { importsRouter } from "./imports/imports.routes";
+import { triggerJobRouter } from "./imports/trigger-job.routes";
 import { leadsRouter } from "./leads/leads.routes";
 import { rateLimits } from "./listing/rate-limits";
 import { docsRouter } from "./docs/docs.routes";
@@ -86,6 +88,10 @@ type Handle = (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown)
 export function createInternalApp(deps: Deps, lifecycle?: Traffic): Express {
   const app = baseApp(deps, lifecycle);
   app.use(internalSendRouter({ send: sendDepsOf(deps) }));
+  const imports = { db: deps.db, ...deps.imports, kickOutbox: () => deps.outbox.kick() };
+  app.use(triggerJobRouter(imports));
+  // Before the admin API's JSON body parser: an upload's body is the file itself.
+  app.use("/admin", adminAuth(deps.env.ADMIN_TOKEN), importsRouter(imports));
   app.use(
     "/admin",
     adminAuth(deps.env.ADMIN_TOKEN),

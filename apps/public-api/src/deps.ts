@@ -5,6 +5,8 @@ import type { AttachmentStore } from "./sends/attachments/attachment-store";
 import { createSafeDownloader, type SafeDownloader } from "./sends/attachments/safe-download";
 import { allowAnyAddress, type ApiKeyLookup } from "@emailsvc/http";
 import { type ApiKeyCache, createApiKeyCache } from "./infra/api-key-cache";
+import type { ImportDeps } from "./imports/import-deps";
+import { createS3Client } from "@emailsvc/provider";
 import { createRedisIdempotencyStore, type IdempotencyStore } from "./idempotency/idempotency-store";
 import { createS3AttachmentStore } from "./sends/attachments/s3-attachment-store";
 import {
@@ -32,6 +34,8 @@ export interface Deps extends BaseDeps {
   attachmentStore: AttachmentStore;
   /** The MIME of a received reply, from the inbound bucket (the conversation API's raw view). */
   readInboundMime(key: string): Promise<Buffer>;
+  /** Contact imports: uploads stream to the imports bucket (IMPORTS_BUCKET) under IMPORT_MAX_FILE_BYTES. */
+  imports: Omit<ImportDeps, "db" | "kickOutbox">;
   /** Use cases kick it after a commit; main.ts (or a test harness) starts and stops it. */
   outbox: Outbox;
   /** Closes what createDeps opened beyond the base deps (broker and DB are closed by the runtime). */
@@ -102,6 +106,16 @@ export async function createDeps(env: Env): Promise<Deps> {
     downloader,
     attachmentStore,
     readInboundMime: createInboundMimeReader(env),
+    imports: {
+      s3: createS3Client({
+        region: env.AWS_REGION,
+        ...(env.S3_ENDPOINT ? { endpoint: env.S3_ENDPOINT } : {}),
+        ...(env.AWS_ACCESS_KEY_ID ? { accessKeyId: env.AWS_ACCESS_KEY_ID } : {}),
+        ...(env.AWS_SECRET_ACCESS_KEY ? { secretAccessKey: env.AWS_SECRET_ACCESS_KEY } : {}),
+      }),
+      bucket: env.IMPORTS_BUCKET,
+      maxFileBytes: env.IMPORT_MAX_FILE_BYTES,
+    },
     outbox: createOutbox(base, {
       intervalMs: env.OUTBOX_RELAY_INTERVAL_MS,
       batchSize: env.OUTBOX_RELAY_BATCH_SIZE,

@@ -3,6 +3,7 @@ import {
   adminEnv,
   apiKeyEncryptionEnv,
   envBool,
+  importsEnv,
   inboundEnv,
   loadEnv,
   providerEnv,
@@ -49,6 +50,15 @@ const rateLimitEnv = z.object({
     .transform((v) => v === "true" || v === "1"),
 });
 
+/** Contact imports (issue 25): the upload cap. */
+const importUploadEnv = z.object({
+  IMPORT_MAX_FILE_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(100 * 1024 * 1024),
+});
+
 export const envSchema = serviceEnv(3001, 3101)
   .extend(redisEnv.shape)
   .extend(apiKeyEncryptionEnv.shape)
@@ -57,7 +67,9 @@ export const envSchema = serviceEnv(3001, 3101)
   .extend(inboundEnv.shape)
   .extend(providerEnv.shape)
   .extend(sendEnv.shape)
-  .extend(rateLimitEnv.shape);
+  .extend(rateLimitEnv.shape)
+  .extend(importsEnv.shape)
+  .extend(importUploadEnv.shape);
 export type Env = z.output<typeof envSchema>;
 
 export function readEnv(source: Record<string, string | undefined> = process.env): Env {

@@ -2,6 +2,7 @@ import { runService } from "@emailsvc/runtime";
 import { createApp } from "./app";
 import { createDeps } from "./deps";
 import { readEnv } from "./env";
+import { startImports } from "./imports/start-imports";
 import { startSchedulerLoop } from "./use-cases/start-scheduler-loop";
 
 runService({
@@ -16,7 +17,9 @@ runService({
       intervalMs: env.SCHEDULER_INTERVAL_MS,
       onDispatched: () => deps.outbox.kick(),
     });
+    const imports = await startImports(deps, env);
     return async () => {
+      await imports.stop();
       await loop.stop();
       await deps.outbox.stop();
     };

@@ -92,3 +92,8 @@ export const SNS_TOPICS_REQUIRED = {
   path: ["SNS_TOPIC_ARNS"],
   message: "the notification topic ARN(s) to accept, comma-separated (or SNS_ALLOW_ANY_TOPIC=true)",
 };
+
+/** Contact imports (issue 25): public-api stores uploads in this bucket, the scheduler reads them from it. */
+export const importsEnv = z.object({
+  IMPORTS_BUCKET: z.string().min(3).default("imports"),
+});

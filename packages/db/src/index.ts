@@ -13,5 +13,6 @@ export * from "./quota";
 export * from "./activities.repo";
 export * from "./leads";
 export * from "./campaigns";
+export * from "./imports";
 export * from "./unsubscribe.repo";
 export * from "./shop";

@@ -15,3 +15,4 @@ export * from "./sns/sns-verifier";
 export * from "./sns/test-fixtures";
 export * from "./s3/objects";
 export * from "./sns/sns-receiver";
+export * from "./s3/streams";

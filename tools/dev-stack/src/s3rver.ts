@@ -12,7 +12,7 @@ const server = new S3rver({
   address: host,
   directory,
   silent: true,
-  configureBuckets: [{ name: "inbound-mail" }, { name: "attachments" }],
+  configureBuckets: [{ name: "inbound-mail" }, { name: "attachments" }, { name: "imports" }],
 });
 server.run().then(
   () => process.stdout.write(`s3rver listening on ${host}:${port}\n`),

@@ -6,4 +6,5 @@ export * from "./segments";
 export * from "./idempotency";
 export * from "./threads";
 export * from "./campaigns";
+export * from "./imports";
 export * from "./shop";

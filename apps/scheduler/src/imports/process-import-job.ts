@@ -1,0 +1,268 @@
+import {
+  beginImportRun,
+  type ChunkOutcome,
+  commitImportChunk,
+  completeImportJob,
+  type Db,
+  failImportJob,
+  type ImportChunk,
+  ImportChunkRaceError,
+  type ImportJobRow,
+  type ImportLead,
+  type PoolClient,
+  setImportTotal,
+  timeOrderedUuid,
+  tryLockImportJob,
+  unlockImportJob,
+} from "@emailsvc/db";
+import {
+  createRowReader,
+  type ImportSource,
+  ImportFileError,
+  openImportFile,
+  reportCell,
+  type Row,
+  SeenEmails,
+} from "@emailsvc/imports";
+import type { Logger } from "@emailsvc/observability";
+import { isTransientDbError } from "./transient";
+
+export interface ProcessImportDeps {
+  db: Db;
+  logger: Logger;
+  /** The uploaded file, or null when it is gone from storage. */
+  openSource(storageKey: string): Promise<ImportSource | null>;
+  chunkRows: number;
+  maxAttempts: number;
+}
+
+/**
+ * How a run ended: `busy` (another processor holds the job), `gone` (no longer processing), `completed`, `failed`,
+ * `cancelled`, `stopped` (shutdown: the job stays processing and resumes elsewhere) or `retry` (a transient
+ * problem, e.g. the database restarting: the sweep runs it again from its checkpoint).
+ */
+export type RunResult = "busy" | "gone" | "completed" | "failed" | "cancelled" | "stopped" | "retry";
+
+class Cancelled extends Error {}
+
+/** Deadlocks and serialization failures (another writer on the same leads) are tried again at once. */
+const RETRY_IN_PLACE = new Set(["40P01", "40001"]);
+
+async function commitWithRetry(
+  client: PoolClient,
+  job: ImportJobRow,
+  chunk: ImportChunk,
+): Promise<ChunkOutcome> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await commitImportChunk(
+        client,
+        job.project_id,
+        job.id,
+        {
+          mode: job.options.mode,
+          defaultSubscription: job.options.default_subscription,
+          segmentId: job.options.segment_id,
+        },
+        chunk,
+      );
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      const again = err instanceof ImportChunkRaceError || (code !== undefined && RETRY_IN_PLACE.has(code));
+      if (!again || attempt >= 5) throw err;
+      await new Promise((r) => setTimeout(r, 20 * attempt));
+    }
+  }
+}
+
+interface OpenChunk extends ImportChunk {
+  rowsByLine: Map<number, Row>;
+}
+
+function newChunk(from: number): OpenChunk {
+  const rowsByLine = new Map<number, Row>();
+  return {
+    from,
+    rows: 0,
+    leads: [],
+    rejected: [],
+    duplicates: 0,
+    invalid: 0,
+    rowsByLine,
+    cellsOf: (line) => (rowsByLine.get(line)?.cells ?? []).map(reportCell),
+  };
+}
+
+/** Data rows in the file: a first pass that also fails a broken file (a 50 MB cell, a quote never closed) early. */
+async function countRows(source: ImportSource): Promise<number> {
+  const file = await openImportFile(source);
+  if (file.estimatedRows !== null) {
+    await file.close();
+    return file.estimatedRows;
+  }
+  let n = 0;
+  try {
+    for await (const batch of file.rows) n += batch.length;
+  } finally {
+    await file.close();
+  }
+  return n;
+}
+
+/**
+ * Reads the job's file from its checkpoint to the end, a chunk at a time. Rows before the checkpoint are read
+ * again only to rebuild the set of emails already met (duplicates), never written. While one chunk commits, the
+ * next one is parsed. Resolves with how the rows ended: all read, cancelled, or stopped by `signal`.
+ */
+async function importRows(
+  deps: ProcessImportDeps,
+  client: PoolClient,
+  job: ImportJobRow,
+  source: ImportSource,
+  signal: AbortSignal,
+): Promise<"completed" | "cancelled" | "stopped"> {
+  const file = await openImportFile(source);
+  const read = createRowReader(job.mapping, job.options);
+  const seen = new SeenEmails();
+  const skip = job.processed_rows;
+  let consumed = 0;
+  let chunk = newChunk(skip);
+  let pending: Promise<ChunkOutcome> | null = null;
+  const settle = async () => {
+    const done = pending;
+    pending = null;
+    if (done && !(await done).committed) throw new Cancelled();
+  };
+  const send = async () => {
+    await settle();
+    const full = chunk;
+    chunk = newChunk(full.from + full.rows);
+    pending = commitWithRetry(client, job, full);
+    // A failed commit is awaited by the next settle(); until then it must not count as unhandled.
+    pending.catch(() => undefined);
+  };
+  try {
+    for await (const batch of file.rows) {
+      for (const row of batch) {
+        const outcome = read(row);
+        if (consumed++ < skip) {
+          if (outcome.ok) seen.add(outcome.lead.norm, outcome.lead.line);
+          continue;
+        }
+        chunk.rows++;
+        if (!outcome.ok) {
+          chunk.invalid++;
+          chunk.rejected.push({ line: row.line, reason: outcome.reason, cells: row.cells.map(reportCell) });
+        } else {
+          const first = seen.add(outcome.lead.norm, row.line);
+          if (first) {
+            chunk.duplicates++;
+            chunk.rejected.push({
+              line: row.line,
+              reason: `duplicate of line ${first}`,
+              cells: row.cells.map(reportCell),
+            });
+          } else {
+            const lead: ImportLead = { ...outcome.lead, id: timeOrderedUuid() };
+            chunk.leads.push(lead);
+            chunk.rowsByLine.set(row.line, row);
+          }
+        }
+        if (chunk.rows >= deps.chunkRows) {
+          await send();
+          if (signal.aborted) {
+            await settle();
+            return "stopped";
+          }
+        }
+      }
+    }
+    if (chunk.rows > 0) await send();
+    await settle();
+    return "completed";
+  } catch (err) {
+    if (err instanceof Cancelled) return "cancelled";
+    await Promise.resolve(pending).catch(() => undefined);
+    throw err;
+  } finally {
+    await file.close();
+  }
+}
+
+/**
+ * One run of an import job on a connection of its own, under the job's advisory lock: counts the rows when the
+ * total is not known yet, imports from the checkpoint, and completes the job. A problem with the file fails the
+ * job with its reason; a transient one (the database restarting, S3 unreachable) leaves it `processing` for the
+ * next sweep; anything else is tried again up to IMPORT_MAX_ATTEMPTS runs. `onClaimed` is called once the run
+ * holds the job.
+ */
+export async function processImportJob(
+  deps: ProcessImportDeps,
+  jobId: string,
+  signal: AbortSignal,
+  onClaimed: () => void = () => undefined,
+): Promise<RunResult> {
+  const client = await deps.db.pool.connect();
+  let locked = false;
+  let broken: Error | undefined;
+  // A session ended by the server (a restart, a terminated backend) emits here; without a listener it would
+  // crash the process. The query in flight fails too, and that failure ends the run.
+  const onError = (err: Error) => void (broken = err);
+  client.on("error", onError);
+  let job: ImportJobRow | undefined;
+  const log = deps.logger.child({ importJobId: jobId });
+  try {
+    locked = await tryLockImportJob(client, jobId);
+    if (!locked) return "busy";
+    job = await beginImportRun(client, jobId);
+    if (!job) return "gone";
+    onClaimed();
+    if (job.attempts > deps.maxAttempts) {
+      await failImportJob(deps.db, job.project_id, jobId, `stopped after ${deps.maxAttempts} attempts`);
+      return "failed";
+    }
+    const source = await deps.openSource(job.storage_key);
+    if (!source) throw new ImportFileError("the uploaded file is no longer stored", "unreadable");
+    if (job.total_rows === null) {
+      const total = await countRows(source);
+      if (total === 0) throw new ImportFileError("the file has a header but no rows below it", "no_rows");
+      await setImportTotal(client, job.project_id, jobId, total);
+    }
+    log.info(
+      { projectId: job.project_id, from: job.processed_rows, attempt: job.attempts },
+      "import run started",
+    );
+    const ended = await importRows(deps, client, job, source, signal);
+    if (ended === "completed" && !(await completeImportJob(client, job.project_id, jobId)))
+      return "cancelled";
+    log.info({ projectId: job.project_id, ended }, "import run ended");
+    return ended;
+  } catch (err) {
+    if (err instanceof ImportFileError && job) {
+      log.info({ reason: err.message }, "import job failed on its file");
+      await failImportJob(deps.db, job.project_id, jobId, err.message);
+      return "failed";
+    }
+    if (isTransientDbError(err)) {
+      broken = err as Error;
+      log.warn({ err }, "import run interrupted; it resumes from its checkpoint");
+      return "retry";
+    }
+    log.error({ err }, "import run failed; it is tried again from its checkpoint");
+    if (job && job.attempts >= deps.maxAttempts) {
+      await failImportJob(
+        deps.db,
+        job.project_id,
+        jobId,
+        `stopped after ${deps.maxAttempts} attempts; the last one failed: ${err instanceof Error ? err.message : String(err)}`,
+      ).catch(() => undefined);
+      return "failed";
+    }
+    return "retry";
+  } finally {
+    if (locked && !broken) await unlockImportJob(client, jobId).catch((e: Error) => (broken = e));
+    client.off("error", onError);
+    // A broken connection is destroyed (its session, and so the lock, ends with it), never reused.
+    client.release(broken);
+  }
+}

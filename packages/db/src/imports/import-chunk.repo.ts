@@ -1,0 +1,275 @@
+import { type ImportMode, LEAD_LIMITS, type SubscriptionState } from "@emailsvc/contracts";
+import type { PoolClient } from "pg";
+
+/** One row of an import as the lead it becomes (empty cells absent: they never blank a known lead's value). */
+export interface ImportLead {
+  line: number;
+  /** the new lead's id (time-ordered), used only when the email is new */
+  id: string;
+  email: string;
+  /** normalised email: the lead's identity in its project */
+  norm: string;
+  firstName: string | null;
+  lastName: string | null;
+  phone: string | null;
+  /** custom attributes as JSON object text, merged into a known lead's ("{}": none) */
+  attributes: string;
+  /** added to a known lead's */
+  tags: string[];
+  /** consent the row states, or null */
+  subscription: SubscriptionState | null;
+}
+
+/** A row that is not imported, with why and its cells (the error report). */
+export interface RejectedImportRow {
+  line: number;
+  reason: string;
+  cells: string[];
+}
+
+/** What a job does with its leads (the job's options). */
+export interface ImportChunkSettings {
+  mode: ImportMode;
+  /** a new lead's consent when its row states none */
+  defaultSubscription: SubscriptionState;
+  /** static segment every imported lead joins */
+  segmentId: string | null;
+}
+
+export interface ImportChunk {
+  /** The job's checkpoint this chunk continues from (rows consumed before it). */
+  from: number;
+  /** Rows this chunk consumes: its leads and its rejected rows. */
+  rows: number;
+  leads: ImportLead[];
+  /** Rows refused before the database: invalid ones and duplicates of an earlier row. */
+  rejected: RejectedImportRow[];
+  duplicates: number;
+  invalid: number;
+  /** The cells of a lead's row, for the report when the database refuses it (the limits of a merged lead). */
+  cellsOf(line: number): string[];
+}
+
+export type ChunkOutcome =
+  | {
+      committed: true;
+      created: number;
+      updated: number;
+      skipped: number;
+      suppressed: number;
+      refused: number;
+    }
+  /** The job is no longer `processing` at this checkpoint (cancelled, or another processor moved it): nothing written. */
+  | { committed: false };
+
+const REFUSED_REASON = `the lead would then hold more than ${LEAD_LIMITS.attributeKeys} attributes, ${LEAD_LIMITS.attributesBytes / 1024} KB of attributes or ${LEAD_LIMITS.tags} tags`;
+
+// Tags travel as one text per lead joined by the unit separator (tags hold no control characters): unnest cannot
+// take an array of arrays of different lengths.
+const TAG_SEPARATOR = "\u001f";
+const TAGS = "string_to_array(i.tags, chr(31))";
+const MERGED_TAGS = `COALESCE(l.tags, '{}') || ARRAY(SELECT t FROM unnest(${TAGS}) t WHERE NOT t = ANY(COALESCE(l.tags, '{}')))`;
+const NO_MARKETING = "i.supp IN ('unsubscribed', 'complaint')";
+/**
+ * A known lead's consent after the row: a stated unsubscribe always applies; a stated subscribe never undoes an
+ * unsubscribe (the lead's, or an unsubscribe or complaint on the suppression list); unknown changes nothing.
+ */
+const NEXT_SUB = `CASE WHEN i.sub = 'unsubscribed' THEN 'unsubscribed'
+  WHEN i.sub = 'subscribed' AND l.subscription <> 'unsubscribed' AND NOT COALESCE(${NO_MARKETING}, false) THEN 'subscribed'
+  ELSE l.subscription END`;
+/** A new lead's consent: unsubscribed when the list says so, else what the row states, else the job's default. */
+const NEW_SUB = `CASE WHEN COALESCE(${NO_MARKETING}, false) THEN 'unsubscribed' ELSE COALESCE(i.sub, $3::text) END`;
+
+const INPUT = `input AS (
+  SELECT t.*,
+         (SELECT s.reason FROM suppressions s WHERE s.project_id = $1 AND s.email = t.norm) AS supp,
+         EXISTS (SELECT 1 FROM leads x WHERE x.project_id = $1 AND x.email_normalized = t.norm) AS existing
+    FROM unnest($5::int[], $6::uuid[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::jsonb[],
+                $13::text[], $14::text[])
+      AS t(line, id, email, norm, first_name, last_name, phone, attrs, tags, sub)
+)`;
+
+const UPDATE = `upd AS (
+  UPDATE leads l SET
+    first_name = COALESCE(i.first_name, l.first_name),
+    last_name = COALESCE(i.last_name, l.last_name),
+    phone = COALESCE(i.phone, l.phone),
+    attributes = CASE WHEN i.attrs = '{}'::jsonb THEN l.attributes ELSE l.attributes || i.attrs END,
+    tags = CASE WHEN i.tags IS NULL THEN l.tags ELSE ${MERGED_TAGS} END,
+    subscription = ${NEXT_SUB},
+    subscription_changed_at = CASE WHEN ${NEXT_SUB} <> l.subscription THEN now() ELSE l.subscription_changed_at END,
+    subscription_source = CASE WHEN ${NEXT_SUB} <> l.subscription THEN 'import' ELSE l.subscription_source END,
+    updated_at = now()
+  FROM input i
+  WHERE l.project_id = $1 AND l.email_normalized = i.norm AND i.existing
+    AND (i.attrs = '{}'::jsonb
+         OR ((SELECT count(*) FROM jsonb_object_keys(l.attributes || i.attrs)) <= ${LEAD_LIMITS.attributeKeys}
+             AND octet_length((l.attributes || i.attrs)::text) <= ${LEAD_LIMITS.attributesBytes}))
+    AND (i.tags IS NULL OR cardinality(${MERGED_TAGS}) <= ${LEAD_LIMITS.tags})
+  RETURNING l.id, i.line, i.supp
+)`;
+const NO_UPDATE = `upd AS (SELECT NULL::uuid AS id, NULL::int AS line, NULL::text AS supp WHERE false)`;
+
+const INSERT = `ins AS (
+  INSERT INTO leads (id, project_id, email, email_normalized, first_name, last_name, phone, attributes, tags,
+                     subscription, subscription_changed_at, subscription_source, source)
+  SELECT i.id, $1, i.email, i.norm, i.first_name, i.last_name, i.phone, i.attrs, COALESCE(${TAGS}, '{}'), n.sub,
+         CASE WHEN n.sub <> 'unknown' THEN now() END, CASE WHEN n.sub <> 'unknown' THEN 'import' END, 'import'
+    FROM input i CROSS JOIN LATERAL (SELECT ${NEW_SUB} AS sub) n
+   WHERE NOT i.existing
+   ORDER BY i.norm
+  ON CONFLICT (project_id, email_normalized) DO NOTHING
+  RETURNING id, email_normalized
+)`;
+// $3 (the new leads' consent) still needs a type when nothing is inserted.
+const NO_INSERT = `ins AS (SELECT NULL::uuid AS id, NULL::text AS email_normalized WHERE $3::text IS NULL AND false)`;
+
+/** Existing leads the database refused to merge (over the limits). */
+const REFUSED = `SELECT i.line FROM input i WHERE i.existing AND NOT EXISTS (SELECT 1 FROM upd u WHERE u.line = i.line)`;
+/** New emails not inserted: another writer inserted them after this statement's snapshot (the chunk is redone). */
+const LOST = `SELECT i.line FROM input i WHERE NOT i.existing AND NOT EXISTS (SELECT 1 FROM ins WHERE ins.email_normalized = i.norm)`;
+const SUPPRESSED = `(SELECT count(*) FROM upd WHERE upd.supp IS NOT NULL)
+  + (SELECT count(*) FROM ins JOIN input i ON i.norm = ins.email_normalized WHERE i.supp IS NOT NULL)`;
+
+function chunkSql(mode: ImportMode): string {
+  const updates = mode !== "insert_only";
+  const inserts = mode !== "update_only";
+  const skipped =
+    mode === "insert_only"
+      ? "(SELECT count(*) FROM input WHERE existing)"
+      : mode === "update_only"
+        ? "(SELECT count(*) FROM input WHERE NOT existing)"
+        : "0";
+  const refused = updates ? `(SELECT count(*) FROM (${REFUSED}) r)` : "0";
+  return `WITH ${INPUT},
+${updates ? UPDATE : NO_UPDATE},
+${inserts ? INSERT : NO_INSERT},
+seg AS (
+  INSERT INTO segment_members (segment_id, lead_id, project_id)
+  SELECT $4::uuid, x.id, $1 FROM (SELECT id FROM upd UNION ALL SELECT id FROM ins) x WHERE $4::uuid IS NOT NULL
+  ON CONFLICT DO NOTHING
+),
+rej AS (
+  INSERT INTO import_rejected_rows (job_id, project_id, line, reason, cells)
+  SELECT $2, $1, r.line, r.reason, ARRAY(SELECT jsonb_array_elements_text(r.cells))
+    FROM unnest($15::int[], $16::text[], $17::jsonb[]) AS r(line, reason, cells)
+  ON CONFLICT DO NOTHING
+),
+job AS (
+  UPDATE import_jobs j SET
+    processed_rows = j.processed_rows + $18,
+    created_count = j.created_count + (SELECT count(*) FROM ins),
+    updated_count = j.updated_count + (SELECT count(*) FROM upd),
+    skipped_count = j.skipped_count + ${skipped},
+    duplicate_count = j.duplicate_count + $19,
+    invalid_count = j.invalid_count + $20 + ${refused},
+    suppressed_count = j.suppressed_count + ${SUPPRESSED},
+    updated_at = now()
+  WHERE j.project_id = $1 AND j.id = $2 AND j.status = 'processing' AND j.processed_rows = $21
+  RETURNING j.processed_rows
+)
+SELECT (SELECT processed_rows FROM job) AS processed,
+       (SELECT count(*) FROM ins)::int AS created,
+       (SELECT count(*) FROM upd)::int AS updated,
+       ${skipped}::int AS skipped,
+       (${SUPPRESSED})::int AS suppressed,
+       ${updates ? `ARRAY(${REFUSED})` : "'{}'::int[]"} AS refused,
+       ${inserts ? `ARRAY(${LOST})` : "'{}'::int[]"} AS lost`;
+}
+
+const SQL: Record<ImportMode, string> = {
+  upsert: chunkSql("upsert"),
+  insert_only: chunkSql("insert_only"),
+  update_only: chunkSql("update_only"),
+};
+
+const INSERT_REFUSED = `INSERT INTO import_rejected_rows (job_id, project_id, line, reason, cells)
+  SELECT $2, $1, r.line, $3, ARRAY(SELECT jsonb_array_elements_text(r.cells))
+    FROM unnest($4::int[], $5::jsonb[]) AS r(line, cells)
+  ON CONFLICT DO NOTHING`;
+
+/** Another writer inserted one of the chunk's new emails first: the chunk is rolled back and done again. */
+export class ImportChunkRaceError extends Error {
+  constructor() {
+    super("a lead of the chunk was created concurrently");
+    this.name = "ImportChunkRaceError";
+  }
+}
+
+/**
+ * Writes one chunk in one transaction on the processor's connection: the leads (set-based, one statement for the
+ * whole chunk: unnest → update known leads, insert new ones, join the segment), the rejected rows, and the job's
+ * counters and checkpoint. The checkpoint moves only from `chunk.from` and only while the job is `processing`, so a
+ * chunk is applied exactly once: after a crash the transaction is gone, and a resumed processor starts again at
+ * the committed checkpoint.
+ */
+export async function commitImportChunk(
+  client: PoolClient,
+  projectId: string,
+  jobId: string,
+  settings: ImportChunkSettings,
+  chunk: ImportChunk,
+): Promise<ChunkOutcome> {
+  // Locks are taken in email order, so two jobs of one project importing the same people do not deadlock.
+  const leads = [...chunk.leads].sort((a, b) => (a.norm < b.norm ? -1 : a.norm > b.norm ? 1 : 0));
+  await client.query("BEGIN");
+  try {
+    const { rows } = await client.query<{
+      processed: number | null;
+      created: number;
+      updated: number;
+      skipped: number;
+      suppressed: number;
+      refused: number[];
+      lost: number[];
+    }>(SQL[settings.mode], [
+      projectId,
+      jobId,
+      settings.defaultSubscription,
+      settings.segmentId,
+      leads.map((l) => l.line),
+      leads.map((l) => l.id),
+      leads.map((l) => l.email),
+      leads.map((l) => l.norm),
+      leads.map((l) => l.firstName),
+      leads.map((l) => l.lastName),
+      leads.map((l) => l.phone),
+      leads.map((l) => l.attributes),
+      leads.map((l) => (l.tags.length ? l.tags.join(TAG_SEPARATOR) : null)),
+      leads.map((l) => l.subscription),
+      chunk.rejected.map((r) => r.line),
+      chunk.rejected.map((r) => r.reason),
+      chunk.rejected.map((r) => JSON.stringify(r.cells)),
+      chunk.rows,
+      chunk.duplicates,
+      chunk.invalid,
+      chunk.from,
+    ]);
+    const r = rows[0]!;
+    if (r.processed === null) {
+      await client.query("ROLLBACK");
+      return { committed: false };
+    }
+    if (r.lost.length) throw new ImportChunkRaceError();
+    if (r.refused.length)
+      await client.query(INSERT_REFUSED, [
+        projectId,
+        jobId,
+        REFUSED_REASON,
+        r.refused,
+        r.refused.map((line) => JSON.stringify(chunk.cellsOf(line))),
+      ]);
+    await client.query("COMMIT");
+    return {
+      committed: true,
+      created: r.created,
+      updated: r.updated,
+      skipped: r.skipped,
+      suppressed: r.suppressed,
+      refused: r.refused.length,
+    };
+  } catch (err) {
+    await client.query("ROLLBACK").catch(() => undefined);
+    throw err;
+  }
+}

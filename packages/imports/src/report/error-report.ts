@@ -1,0 +1,29 @@
+import { stringify, type Stringifier } from "csv-stringify";
+import { IMPORT_LIMITS } from "@emailsvc/contracts";
+import type { Cell } from "../rows/row";
+
+/**
+ * A cell a spreadsheet would run as a formula (`=`, `+`, `-`, `@`, or a tab or carriage return before one) gets
+ * a leading apostrophe: the report holds what people uploaded, and opening it must not execute any of it
+ * (OWASP "CSV injection").
+ */
+export function escapeFormula(value: string): string {
+  return /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+}
+
+/** A cell as the report keeps it: text, cut to IMPORT_LIMITS.reportCellChars. */
+export function reportCell(c: Cell | undefined): string {
+  const s = c === null || c === undefined ? "" : String(c);
+  return s.length > IMPORT_LIMITS.reportCellChars ? `${s.slice(0, IMPORT_LIMITS.reportCellChars)}…` : s;
+}
+
+/**
+ * The error report's CSV writer: `line`, `reason`, then the file's own columns, every cell escaped. It starts
+ * with a UTF-8 byte-order mark so Excel reads accents right; fixed rows can be imported again as they are (the
+ * two extra columns become attributes unless the mapping ignores them).
+ */
+export function errorReportWriter(columns: readonly string[]): Stringifier {
+  const writer = stringify({ bom: true, record_delimiter: "windows", cast: { string: escapeFormula } });
+  writer.write(["line", "reason", ...columns].map(escapeFormula));
+  return writer;
+}
