@@ -80,6 +80,31 @@ describe("the inbound bucket", () => {
     });
   });
 
+  it("takes SES's SNS action too: the MIME inline in the notification, kept on the row", async () => {
+    const p = await makeProject(stack.db);
+    const sent = await sendEmail(stack, p.liveKey, p);
+    const token = `r-${sent.replyToken}@inbound.test`;
+    const mime = `From: ${sent.recipient}\r\nTo: ${token}\r\nSubject: Re: inline\r\nMessage-ID: <inline-1@example.org>\r\n\r\nInline reply\r\n`;
+    const sesMessageId = `inline${Date.now()}`;
+    const res = await postNotification(stack, {
+      notificationType: "Received",
+      mail: { messageId: sesMessageId, source: sent.recipient, destination: [token] },
+      receipt: { recipients: [token], action: { type: "SNS", encoding: "BASE64" } },
+      content: Buffer.from(mime).toString("base64"),
+    });
+    expect(res.status).toBe(200);
+    const row = await inboundOf(stack, sesMessageId);
+    expect(row).toMatchObject({
+      matched_by: "token",
+      activity_id: sent.activityId,
+      reply_text: "Inline reply",
+    });
+    const stored = (
+      await stack.db.pool.query("SELECT raw, raw_key FROM inbound_messages WHERE id = $1", [row.id])
+    ).rows[0];
+    expect(stored).toEqual({ raw: mime, raw_key: null });
+  });
+
   it("answers 400 for a notification that is not a Received one", async () => {
     const res = await postNotification(stack, { notificationType: "Bounce", mail: { messageId: "x" } });
     expect(res.status).toBe(400);
