@@ -15,6 +15,7 @@ runService({
     const loop = startDispatchLoop({
       db: deps.db,
       logger: deps.logger,
+      metrics: deps.metrics,
       providerQuota: deps.providerQuota,
       templateCache: createTemplateCache(),
       intervalMs: env.CAMPAIGN_DISPATCH_INTERVAL_MS,

@@ -1,11 +1,14 @@
 /**
- * `pnpm admin …`: the command line over the internal admin API (projects, keys, templates, senders).
+ * `pnpm admin …`: the command line over the internal admin API (projects, keys, templates, senders, leads,
+ * segments, events, campaigns, shops).
  * Run `pnpm admin --help` for the list.
  */
 import fs from "node:fs";
 import path from "node:path";
 import { Command } from "commander";
+import { registerCampaignCommands } from "./campaigns";
 import { call, resolveTarget } from "./client";
+import { registerImportCommands } from "./imports";
 
 /** A route with each interpolated value percent-encoded: an id like "../projects" stays one path segment. */
 const route = (parts: TemplateStringsArray, ...values: string[]): string =>
@@ -35,7 +38,9 @@ projects
   .action(async (id: string) => print(await call(target(), "GET", route`/projects/${id}`)));
 projects
   .command("set <projectId>")
-  .description("set webhook URLs, default_timezone and on_send_unknown (pass an empty string to clear a URL)")
+  .description(
+    "set webhook URLs, default_timezone, on_send_unknown and the postal address (an empty string clears a value)",
+  )
   .option("--name <name>")
   .option("--webhook-url <url>")
   .option("--webhook-url-dev <url>")
@@ -50,6 +55,10 @@ projects
     "--auto-leads-subscribed <true|false>",
     "leads created by an event for an unknown email: subscribed (true) or left unknown, not opted in (false, default)",
   )
+  .option(
+    "--postal-address <address>",
+    "printed in the footer of campaigns and marketing batches (required by campaigns)",
+  )
   .action(async (id: string, o: Record<string, string | undefined>) => {
     const v = (x: string | undefined) => (x === undefined ? undefined : x === "" ? null : x);
     print(
@@ -63,6 +72,7 @@ projects
         on_send_unknown: o.onSendUnknown,
         auto_leads_subscribed:
           o.autoLeadsSubscribed === undefined ? undefined : o.autoLeadsSubscribed === "true",
+        postal_address: v(o.postalAddress),
       }),
     );
   });
@@ -327,6 +337,10 @@ shops
   .action(async (id: string, shopId: string) =>
     print(await call(target(), "DELETE", route`/projects/${id}/shops/${shopId}`)),
   );
+
+registerCampaignCommands(program, { target, print, route, query, readHtml });
+
+registerImportCommands(program, { target, print, route });
 
 program
   .command("add-sender <projectId> <email>")

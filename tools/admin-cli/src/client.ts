@@ -25,6 +25,18 @@ export function resolveTarget(
   return { url: url.replace(/\/$/, ""), token };
 }
 
+/** campaign-dispatcher's internal address: CAMPAIGN_URL, else `campaign_url` of .local/demo.json. */
+export function resolveTriggerUrl(
+  env: NodeJS.ProcessEnv = process.env,
+  root = path.resolve(__dirname, "../../.."),
+): string {
+  const demoFile = path.join(root, ".local", "demo.json");
+  const demo = fs.existsSync(demoFile)
+    ? (JSON.parse(fs.readFileSync(demoFile, "utf8")) as Record<string, string>)
+    : {};
+  return (env.CAMPAIGN_URL ?? demo.campaign_url ?? "http://127.0.0.1:3104").replace(/\/$/, "");
+}
+
 export async function call(
   target: AdminTarget,
   method: string,

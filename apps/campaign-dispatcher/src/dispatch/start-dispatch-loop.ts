@@ -1,4 +1,5 @@
 import { campaignSendsInFlight, materialiseNextCampaign, settleFinishedCampaigns } from "@emailsvc/db";
+import type { Metrics } from "@emailsvc/observability";
 import { type CycleDeps, dispatchCycle, QuotaRaced } from "./dispatch-cycle";
 
 export interface DispatchLoopOptions extends CycleDeps {
@@ -8,6 +9,7 @@ export interface DispatchLoopOptions extends CycleDeps {
   maxInFlight: number;
   /** Called after a tick that wrote outbox rows (the relay's kick). */
   onDispatched: () => void;
+  metrics?: Metrics;
 }
 
 export interface DispatchLoop {
@@ -31,6 +33,21 @@ export interface TickResult {
  * due, then ends the campaigns with nothing left. Replicas share the work through the row locks (SKIP LOCKED).
  */
 export function startDispatchLoop(opts: DispatchLoopOptions): DispatchLoop {
+  const cycleSeconds = opts.metrics?.histogram(
+    "campaign_dispatch_cycle_seconds",
+    "One dispatch cycle (one campaign, at most 500 recipients: claim, variables, accept, outbox), by outcome",
+    ["outcome"],
+    [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+  );
+  const recipients = opts.metrics?.counter(
+    "campaign_recipients_dispatched_total",
+    "Campaign recipients taken out of pending: queued (handed to the send model) or skipped",
+    ["result"],
+  );
+  const inFlightGauge = opts.metrics?.gauge(
+    "campaign_sends_in_flight",
+    "Campaign sends handed over and not yet answered, at the start of this replica's last tick",
+  );
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<unknown> | null = null;
@@ -48,12 +65,15 @@ export function startDispatchLoop(opts: DispatchLoopOptions): DispatchLoop {
       );
     }
     const inFlight = await campaignSendsInFlight(opts.db.pool);
+    inFlightGauge?.set(inFlight);
     let budget = opts.maxInFlight - inFlight;
     const seen: string[] = [];
     while (budget > 0 && !stopped) {
       let r;
+      const endTimer = cycleSeconds?.startTimer();
       try {
         r = await dispatchCycle(opts, budget, seen, opts.maxInFlight - budget);
+        if (r) endTimer?.({ outcome: r.outcome });
       } catch (err) {
         if (!(err instanceof QuotaRaced)) throw err;
         opts.logger.info({ campaignId: err.campaignId }, "monthly quota ran out during a cycle");
@@ -65,6 +85,8 @@ export function startDispatchLoop(opts: DispatchLoopOptions): DispatchLoop {
       budget -= r.queued;
       out.queued += r.queued;
       out.skipped += r.skipped;
+      recipients?.inc({ result: "queued" }, r.queued);
+      recipients?.inc({ result: "skipped" }, r.skipped);
       if (r.queued) opts.onDispatched();
     }
     out.settled = (await settleFinishedCampaigns(opts.db.pool)).length;

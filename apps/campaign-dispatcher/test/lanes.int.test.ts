@@ -1,0 +1,77 @@
+// Two lanes, one provider rate (ARCHITECTURE.md, issue 24): while a large campaign saturates the global rate
+// (16/s, the default), a /v1/send-email still reaches the provider within 2 s, the provider never sees more than
+// the rate in a second, and the campaign's backlog stays bounded (what the rate drains in 15 s).
+import { sleep, waitFor } from "@emailsvc/testing";
+import { campaignProject, seedLeads, show, type Stack, startStack, type TestProject } from "./stack";
+
+jest.setTimeout(180_000);
+
+let stack: Stack;
+let p: TestProject;
+
+beforeAll(async () => {
+  stack = await startStack({ env: { SEND_RATE_PER_SECOND: "16" } });
+  p = await campaignProject(stack);
+});
+afterAll(async () => {
+  await stack?.close();
+});
+
+it("a transactional send made while a campaign saturates the rate reaches the provider within 2 s", async () => {
+  await seedLeads(stack, p.projectId, 5000, { prefix: "bulk", tag: "bulk" });
+  const created = await stack.admin("POST", `/projects/${p.projectId}/campaigns`, {
+    name: "saturating",
+    subject: "Hi",
+    html: "<p>Hi {{first_name}}</p>",
+    sender_email: p.sender,
+    audience: { tags: ["bulk"] },
+  });
+  const id = created.body.campaign.id as string;
+  // saturated: the dispatcher has filled the in-flight bound and the worker sends at the rate
+  await waitFor(
+    async () => (await show(stack, p.projectId, id)).stats.sent >= 48,
+    60_000,
+    "campaign sending",
+    200,
+  );
+
+  const maxInFlight = 16 * 15;
+  const latencies: number[] = [];
+  for (let i = 0; i < 6; i++) {
+    const to = `tx-${i}@example.org`;
+    const t0 = Date.now();
+    const res = await fetch(`${stack.apiUrl}/v1/send-email`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${p.liveKey}`, "content-type": "application/json" },
+      body: JSON.stringify({
+        recipient_email: to,
+        sender_email: p.sender,
+        subject: "Your code",
+        html_body: "<p>1234</p>",
+      }),
+    });
+    expect(res.status).toBe(200);
+    const received = await waitFor(
+      async () => {
+        const r = await fetch(`${stack.simUrl}/_sim/messages?to=${to}`);
+        const [m] = ((await r.json()) as { messages: { receivedAtMs: number }[] }).messages;
+        return m?.receivedAtMs;
+      },
+      10_000,
+      `${to} at the provider`,
+      20,
+    );
+    latencies.push(received - t0);
+    // the campaign's backlog stays bounded meanwhile
+    const c = await show(stack, p.projectId, id);
+    expect(c.stats.queued).toBeLessThanOrEqual(maxInFlight);
+    expect(c.status).toBe("processing");
+    await sleep(500);
+  }
+  expect(Math.max(...latencies)).toBeLessThan(2000);
+
+  // one rate for both lanes: never more than 16 in a second at the provider
+  const stats = (await (await fetch(`${stack.simUrl}/_sim/stats`)).json()) as { maxPerSecond: number };
+  expect(stats.maxPerSecond).toBeLessThanOrEqual(16);
+  await stack.admin("POST", `/projects/${p.projectId}/campaigns/${id}/cancel`);
+});
