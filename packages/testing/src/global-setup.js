@@ -27,7 +27,9 @@ async function resetDatabase(name) {
 // with the command in the message instead of hanging it.
 const LOCK = "/tmp/emailsvc-test-rabbitmq-vhosts.lock";
 function rabbitctl(args, quiet = false) {
-  execFileSync("flock", ["-w", "600", LOCK, "timeout", "120", "rabbitmqctl", "-q", ...args], {
+  // -o: the lock is not inherited by rabbitmqctl's Erlang VM, which outlived a timed-out call once and held the
+  // lock for every package after it; -k: a VM that ignores the TERM is killed 5 s later.
+  execFileSync("flock", ["-o", "-w", "600", LOCK, "timeout", "-k", "5", "120", "rabbitmqctl", "-q", ...args], {
     stdio: ["ignore", "ignore", quiet ? "ignore" : "inherit"],
   });
 }
