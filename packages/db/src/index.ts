@@ -16,3 +16,4 @@ export * from "./campaigns";
 export * from "./imports";
 export * from "./unsubscribe.repo";
 export * from "./shop";
+export * from "./scheduled-sends.repo";
