@@ -303,8 +303,7 @@ describe("bad input found while processing", () => {
     expect(await runJob(h, job.id)).toBe("failed");
     expect(await jobRow(h.db, job.id)).toMatchObject({
       status: "failed",
-      failure_reason:
-        "line 3002: a row is longer than 1,048,576 characters (a cell that large is not contact data)",
+      failure_reason: "line 3002: a row is larger than 1 MB",
       processed_rows: 0,
     });
     expect(await leadsOf(h.db, projectId)).toEqual([]);

@@ -12,3 +12,5 @@ export * from "./mapping/mapping";
 export * from "./mapping/read-row";
 export * from "./dedupe/seen-emails";
 export * from "./report/error-report";
+export * from "./read/count-rows";
+export * from "./rows/csv-scan";

@@ -6,7 +6,7 @@ import {
   type Db,
   failImportJob,
   type ImportChunk,
-  ImportChunkRaceError,
+  isChunkConflict,
   type ImportJobRow,
   type ImportLead,
   type PoolClient,
@@ -16,6 +16,7 @@ import {
   unlockImportJob,
 } from "@emailsvc/db";
 import {
+  countDataRows,
   createRowReader,
   type ImportSource,
   ImportFileError,
@@ -45,9 +46,6 @@ export type RunResult = "busy" | "gone" | "completed" | "failed" | "cancelled" |
 
 class Cancelled extends Error {}
 
-/** Deadlocks and serialization failures (another writer on the same leads) are tried again at once. */
-const RETRY_IN_PLACE = new Set(["40P01", "40001"]);
-
 async function commitWithRetry(
   client: PoolClient,
   job: ImportJobRow,
@@ -67,9 +65,8 @@ async function commitWithRetry(
         chunk,
       );
     } catch (err) {
-      const code = (err as { code?: string }).code;
-      const again = err instanceof ImportChunkRaceError || (code !== undefined && RETRY_IN_PLACE.has(code));
-      if (!again || attempt >= 5) throw err;
+      // Another writer on the same leads (another job, the API): the chunk is rolled back; do it again.
+      if (!isChunkConflict(err) || attempt >= 5) throw err;
       await new Promise((r) => setTimeout(r, 20 * attempt));
     }
   }
@@ -91,22 +88,6 @@ function newChunk(from: number): OpenChunk {
     rowsByLine,
     cellsOf: (line) => (rowsByLine.get(line)?.cells ?? []).map(reportCell),
   };
-}
-
-/** Data rows in the file: a first pass that also fails a broken file (a 50 MB cell, a quote never closed) early. */
-async function countRows(source: ImportSource): Promise<number> {
-  const file = await openImportFile(source);
-  if (file.estimatedRows !== null) {
-    await file.close();
-    return file.estimatedRows;
-  }
-  let n = 0;
-  try {
-    for await (const batch of file.rows) n += batch.length;
-  } finally {
-    await file.close();
-  }
-  return n;
 }
 
 /**
@@ -224,7 +205,7 @@ export async function processImportJob(
     const source = await deps.openSource(job.storage_key);
     if (!source) throw new ImportFileError("the uploaded file is no longer stored", "unreadable");
     if (job.total_rows === null) {
-      const total = await countRows(source);
+      const total = await countDataRows(source);
       if (total === 0) throw new ImportFileError("the file has a header but no rows below it", "no_rows");
       await setImportTotal(client, job.project_id, jobId, total);
     }

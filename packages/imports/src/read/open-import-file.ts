@@ -25,6 +25,10 @@ export interface OpenedImportFile {
   info: ImportFileInfo;
   /** The header's cells (`Column 1`, `Column 2`, … when the first row is data: it holds an email address). */
   header: string[];
+  /** False when the first row holds an email address: it is data, and the header is made up. */
+  hasHeader: boolean;
+  /** CSV: the file starts with Excel's `sep=;` line (not a row). */
+  sepLine: boolean;
   /** XLSX: data rows the sheet holds (exact unless some rows hold only empty cells); CSV: unknown until read. */
   estimatedRows: number | null;
   /** The data rows in batches, from the first one after the header; read once. */
@@ -48,6 +52,7 @@ export async function openImportFile(
   let info: ImportFileInfo;
   let rows: AsyncGenerator<Row[]>;
   let sheetRows: number | null = null;
+  let hasSepLine = false;
   if (sniffed.kind === "zip") {
     const plan = await planXlsx(source, limits.xlsx);
     sheetRows = plan.sheetRows;
@@ -55,6 +60,7 @@ export async function openImportFile(
     rows = xlsxRows(source, plan, limits.maxColumns);
   } else {
     const { delimiter, sepLine } = detectDelimiter(sniffed.text);
+    hasSepLine = sepLine;
     info = { format: "csv", encoding: sniffed.encoding, delimiter };
     rows = csvRows(await source.open(), {
       encoding: sniffed.encoding,
@@ -101,6 +107,8 @@ export async function openImportFile(
   return {
     info,
     header,
+    hasHeader: !dataFirst,
+    sepLine: hasSepLine,
     estimatedRows: sheetRows === null ? null : Math.max(0, sheetRows - (dataFirst ? 0 : 1)),
     rows: data(),
     close: async () => void (await rows.return(undefined)),

@@ -14,7 +14,8 @@ export interface CsvReadOptions {
   maxRowChars: number;
 }
 
-const plural = (n: number) => n.toLocaleString("en-US");
+const mb = (n: number) =>
+  n >= 1024 * 1024 ? `${Math.round(n / (1024 * 1024))} MB` : `${Math.round(n / 1024)} KB`;
 
 /** csv-parse's errors as the user-safe reasons a job fails with. */
 function fileErrorOf(err: unknown, maxRowChars: number): unknown {
@@ -23,10 +24,7 @@ function fileErrorOf(err: unknown, maxRowChars: number): unknown {
   const where = at ? `line ${at}: ` : "";
   switch (err.code) {
     case "CSV_MAX_RECORD_SIZE":
-      return new ImportFileError(
-        `${where}a row is longer than ${plural(maxRowChars)} characters (a cell that large is not contact data)`,
-        "row_too_large",
-      );
+      return new ImportFileError(`${where}a row is larger than ${mb(maxRowChars)}`, "row_too_large");
     case "CSV_QUOTE_NOT_CLOSED":
       return new ImportFileError(`${where}a quoted field is never closed`, "unreadable");
     default:
