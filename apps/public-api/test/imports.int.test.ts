@@ -473,6 +473,19 @@ describe("the error report", () => {
   });
 });
 
+it("the admin API's OpenAPI document lists the import routes", async () => {
+  const res = await request(h.internal).get("/admin/openapi.json").set(ADMIN);
+  expect(Object.keys(res.body.paths)).toEqual(
+    expect.arrayContaining([
+      "/admin/projects/{projectId}/imports",
+      "/admin/projects/{projectId}/imports/{jobId}",
+      "/admin/projects/{projectId}/imports/{jobId}/preview",
+      "/admin/projects/{projectId}/imports/{jobId}/errors.csv",
+      "/admin/projects/{projectId}/imports/{jobId}/cancel",
+    ]),
+  );
+});
+
 describe("list and cancel", () => {
   it("lists a project's jobs newest first, by status", async () => {
     const a = (await upload("email\na@example.com\n", "a.csv")).body.jobId;

@@ -10,6 +10,7 @@ import {
 import { campaignPaths } from "./admin-campaigns.openapi";
 import { shopPaths } from "./admin-shops.openapi";
 import { inboundPaths } from "./admin-inbound.routes";
+import { importPaths } from "../imports/imports.openapi";
 
 const json = (schema: z.ZodType) => ({
   content: {
@@ -153,6 +154,7 @@ export function adminOpenApi() {
       ...campaignPaths(json, ok),
       ...shopPaths(json, ok),
       ...inboundPaths(ok),
+      ...importPaths(json, ok),
       "/admin/webhook-deliveries": {
         get: {
           summary: "A project's latest 200 client webhook deliveries, optionally of one status",
