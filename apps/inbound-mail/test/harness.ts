@@ -64,7 +64,9 @@ export async function spawnService(
   const out = fs.openSync(path.join(logDir, `${name}.log`), "a");
   const proc = spawn(
     process.execPath,
-    [require.resolve("tsx/cli"), "--conditions=development", `apps/${name}/src/main.ts`],
+    // node itself with tsx's loader, not the tsx CLI: the CLI runs main.ts in a child of its own, and a SIGKILL
+    // of the CLI would leave that child running (and the SIGKILL test passing for the wrong reason)
+    ["--conditions=development", "--import", "tsx", `apps/${name}/src/main.ts`],
     { cwd: root, env: { ...process.env, ...env, PORT: String(port) }, stdio: ["ignore", out, out] },
   );
   const exited = new Promise<void>((r) => proc.once("exit", () => r()));
@@ -490,7 +492,7 @@ export interface InboundRow {
 }
 
 /** The stored reply of a SES message id, once processed. */
-export async function inboundOf(stack: Stack, sesMessageId: string, timeoutMs = 15_000): Promise<InboundRow> {
+export async function inboundOf(stack: Stack, sesMessageId: string, timeoutMs = 30_000): Promise<InboundRow> {
   return waitFor(
     async () =>
       (
@@ -506,7 +508,7 @@ export async function inboundOf(stack: Stack, sesMessageId: string, timeoutMs = 
 }
 
 /** The notification's final state (anything but `received`). */
-export async function notificationOf(stack: Stack, sesMessageId: string, timeoutMs = 15_000) {
+export async function notificationOf(stack: Stack, sesMessageId: string, timeoutMs = 30_000) {
   return waitFor(
     async () =>
       (

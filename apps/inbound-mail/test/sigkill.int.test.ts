@@ -54,7 +54,11 @@ it("loses and duplicates nothing when the consumer is SIGKILLed mid-backlog", as
     "some replies processed",
     20,
   );
+  const killed = stack.inbound.child!.proc;
   await stack.inbound.stop("SIGKILL");
+  expect(killed.signalCode).toBe("SIGKILL");
+  // nothing answers on its port any more: the process that held it is gone
+  await expect(fetch(`${stack.inbound.url}/healthz`)).rejects.toThrow();
   const doneAtKill = await count(
     "inbound_notifications WHERE ses_message_id = ANY($1) AND status <> 'received'",
     [ids],
