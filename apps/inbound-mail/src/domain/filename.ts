@@ -12,7 +12,8 @@ export function sanitizeFilename(name: string | undefined | null, fallback = "at
   let s = (name ?? "").normalize("NFC");
   s = s.split(/[\\/]/).pop() ?? "";
   s = s
-    .replace(/[\u0000-\u001f\u007f-\u009f]/g, "")
+    // control characters (C0, DEL, C1): matched by code point, which no-control-regex cannot object to
+    .replace(/\p{Cc}/gu, "")
     .replace(/[<>:"|?*#%{}^~`[\]]/g, "_")
     .replace(/\s+/g, " ")
     .trim()
