@@ -19,4 +19,7 @@ module.exports = {
     globalsCleanup: "off",
   },
   maxWorkers: 1,
+  // A test file that leaves a broker connection or a timer open must not hang the whole run (and CI) after its
+  // tests have passed or failed; jest still reports the failures, then exits.
+  forceExit: true,
 };
