@@ -8,6 +8,8 @@ const importJobsEnv = z.object({
   IMPORT_CONCURRENCY: z.coerce.number().int().positive().default(2),
   /** Rows per chunk: one transaction writes the chunk's leads, rejected rows and the job's checkpoint. */
   IMPORT_CHUNK_ROWS: z.coerce.number().int().min(1).max(10_000).default(1_000),
+  /** Chunks of one job written at once, each on its own connection (the checkpoints still commit in order). */
+  IMPORT_PARALLEL_CHUNKS: z.coerce.number().int().min(1).max(8).default(2),
   /** How often triggered jobs nobody reads (their processor died, or none had room) are looked for. */
   IMPORT_SWEEP_INTERVAL_MS: z.coerce.number().int().positive().default(10_000),
   /** Runs of one job at most before it fails (a job that crashes its processor every time). */

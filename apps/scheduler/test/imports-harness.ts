@@ -97,7 +97,14 @@ export const silent: Logger = createLogger({
 });
 
 export function processDeps(h: ImportHarness, chunkRows = 1_000): ProcessImportDeps {
-  return { db: h.db, logger: silent, openSource: h.openSource, chunkRows, maxAttempts: 10 };
+  return {
+    db: h.db,
+    logger: silent,
+    openSource: h.openSource,
+    chunkRows,
+    parallelChunks: 2,
+    maxAttempts: 10,
+  };
 }
 
 export function runJob(h: ImportHarness, jobId: string, chunkRows = 1_000): Promise<RunResult> {

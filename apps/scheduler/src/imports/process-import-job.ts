@@ -6,6 +6,7 @@ import {
   type Db,
   failImportJob,
   type ImportChunk,
+  importCheckpoint,
   isChunkConflict,
   type ImportJobRow,
   type ImportLead,
@@ -34,6 +35,10 @@ export interface ProcessImportDeps {
   /** The uploaded file, or null when it is gone from storage. */
   openSource(storageKey: string): Promise<ImportSource | null>;
   chunkRows: number;
+  /** Chunks written at once, each on a connection of its own (their checkpoints still commit in order). */
+  parallelChunks: number;
+  /** Called every 10,000 rows or so: a full garbage collection keeps the heap from growing with the file. */
+  collectGarbage?: () => void;
   maxAttempts: number;
 }
 
@@ -46,47 +51,61 @@ export type RunResult = "busy" | "gone" | "completed" | "failed" | "cancelled" |
 
 class Cancelled extends Error {}
 
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * One chunk, done again where that is right: after a conflict with another writer of the same leads (rolled back),
+ * and when its checkpoint update found the job one chunk behind (the chunk before it, written in parallel on
+ * another connection, had not committed yet, or was itself being done again). Any other `committed: false` means
+ * the job left `processing`.
+ */
 async function commitWithRetry(
   client: PoolClient,
   job: ImportJobRow,
   chunk: ImportChunk,
+  /** The run is ending (a chunk before this one failed): no more attempts. */
+  ended: AbortSignal,
 ): Promise<ChunkOutcome> {
-  for (let attempt = 1; ; attempt++) {
+  const settings = {
+    mode: job.options.mode,
+    defaultSubscription: job.options.default_subscription,
+    segmentId: job.options.segment_id,
+  };
+  let conflicts = 0;
+  for (let waits = 0; ;) {
+    let outcome: ChunkOutcome;
     try {
-      return await commitImportChunk(
-        client,
-        job.project_id,
-        job.id,
-        {
-          mode: job.options.mode,
-          defaultSubscription: job.options.default_subscription,
-          segmentId: job.options.segment_id,
-        },
-        chunk,
-      );
+      outcome = await commitImportChunk(client, job.project_id, job.id, settings, chunk);
     } catch (err) {
-      // Another writer on the same leads (another job, the API): the chunk is rolled back; do it again.
-      if (!isChunkConflict(err) || attempt >= 5) throw err;
-      await new Promise((r) => setTimeout(r, 20 * attempt));
+      // Another writer on the same leads (another job, the API): the chunk was rolled back; do it again.
+      if (!isChunkConflict(err) || ++conflicts >= 5 || ended.aborted) throw err;
+      await sleep(20 * conflicts);
+      continue;
     }
+    if (outcome.committed || ended.aborted) return outcome;
+    const now = await importCheckpoint(client, job.project_id, job.id);
+    if (now?.status !== "processing" || now.processed_rows > chunk.from || ++waits > 1_000) return outcome;
+    if (now.processed_rows < chunk.from) await sleep(10);
   }
 }
 
 interface OpenChunk extends ImportChunk {
-  rowsByLine: Map<number, Row>;
+  /** The row of each lead, at the lead's index (for the report, should the database refuse the lead). */
+  leadRows: Row[];
 }
 
 function newChunk(from: number): OpenChunk {
-  const rowsByLine = new Map<number, Row>();
+  const leads: ImportLead[] = [];
+  const leadRows: Row[] = [];
   return {
     from,
     rows: 0,
-    leads: [],
+    leads,
     rejected: [],
     duplicates: 0,
     invalid: 0,
-    rowsByLine,
-    cellsOf: (line) => (rowsByLine.get(line)?.cells ?? []).map(reportCell),
+    leadRows,
+    cellsOf: (line) => (leadRows[leads.findIndex((l) => l.line === line)]?.cells ?? []).map(reportCell),
   };
 }
 
@@ -108,19 +127,32 @@ async function importRows(
   const skip = job.processed_rows;
   let consumed = 0;
   let chunk = newChunk(skip);
-  let pending: Promise<ChunkOutcome> | null = null;
-  const settle = async () => {
-    const done = pending;
-    pending = null;
-    if (done && !(await done).committed) throw new Cancelled();
+  // Up to `parallelChunks` chunks in flight, chunk k on connection k mod n, settled in order: while they commit,
+  // the next one is parsed, and the database works on several at once.
+  const extra: PoolClient[] = [];
+  for (let i = 1; i < deps.parallelChunks; i++) {
+    const c = await deps.db.pool.connect();
+    c.on("error", () => undefined); // a lost session fails its query, which ends the run
+    extra.push(c);
+  }
+  const conns = [client, ...extra];
+  const inflight: Promise<ChunkOutcome>[] = [];
+  const ended = new AbortController();
+  let sent = 0;
+  const settleOldest = async () => {
+    if (!(await inflight.shift()!).committed) throw new Cancelled();
+  };
+  const settleAll = async () => {
+    while (inflight.length) await settleOldest();
   };
   const send = async () => {
-    await settle();
+    if (inflight.length >= conns.length) await settleOldest();
     const full = chunk;
     chunk = newChunk(full.from + full.rows);
-    pending = commitWithRetry(client, job, full);
-    // A failed commit is awaited by the next settle(); until then it must not count as unhandled.
-    pending.catch(() => undefined);
+    const done = commitWithRetry(conns[sent++ % conns.length]!, job, full, ended.signal);
+    // A failed commit is awaited when it is settled; until then it must not count as unhandled.
+    done.catch(() => undefined);
+    inflight.push(done);
   };
   try {
     for await (const batch of file.rows) {
@@ -144,28 +176,32 @@ async function importRows(
               cells: row.cells.map(reportCell),
             });
           } else {
-            const lead: ImportLead = { ...outcome.lead, id: timeOrderedUuid() };
-            chunk.leads.push(lead);
-            chunk.rowsByLine.set(row.line, row);
+            outcome.lead.id = timeOrderedUuid();
+            chunk.leads.push(outcome.lead);
+            chunk.leadRows.push(row);
           }
         }
         if (chunk.rows >= deps.chunkRows) {
           await send();
+          if (deps.collectGarbage && sent % Math.max(1, Math.round(10_000 / deps.chunkRows)) === 0)
+            deps.collectGarbage();
           if (signal.aborted) {
-            await settle();
+            await settleAll();
             return "stopped";
           }
         }
       }
     }
     if (chunk.rows > 0) await send();
-    await settle();
+    await settleAll();
     return "completed";
   } catch (err) {
+    ended.abort();
+    await Promise.allSettled(inflight);
     if (err instanceof Cancelled) return "cancelled";
-    await Promise.resolve(pending).catch(() => undefined);
     throw err;
   } finally {
+    for (const c of extra) c.release(true); // never reused: one may be in an unknown state after an error
     await file.close();
   }
 }

@@ -5,12 +5,14 @@ import type { Env } from "../env";
 import { importJobConsumer } from "./import-job.consumer";
 import { type ImportRunner, startImportRunner } from "./import-runner";
 import { processImportJob } from "./process-import-job";
+import { fullGc } from "../infra/full-gc";
 
 /** The import runner and its queue consumer; resolves with the function that stops both. */
 export async function startImports(
   deps: Deps,
   env: Env,
 ): Promise<{ runner: ImportRunner; stop(): Promise<void> }> {
+  const collectGarbage = fullGc();
   const runner = startImportRunner({
     concurrency: env.IMPORT_CONCURRENCY,
     sweepIntervalMs: env.IMPORT_SWEEP_INTERVAL_MS,
@@ -23,6 +25,8 @@ export async function startImports(
           logger: deps.logger,
           openSource: (key) => objectSource(deps.importsS3, env.IMPORTS_BUCKET, key),
           chunkRows: env.IMPORT_CHUNK_ROWS,
+          parallelChunks: env.IMPORT_PARALLEL_CHUNKS,
+          collectGarbage,
           maxAttempts: env.IMPORT_MAX_ATTEMPTS,
         },
         jobId,
