@@ -9,6 +9,7 @@ import { Readable } from "node:stream";
 import request from "supertest";
 import { Queues, type Envelope } from "@emailsvc/contracts";
 import { createBroker, type Broker } from "@emailsvc/messaging";
+import { buildZip, inlineRow, sheetXml, workbookParts } from "@emailsvc/testing";
 import {
   makeProject,
   startHarness,
@@ -171,6 +172,46 @@ describe("upload", () => {
     expect(res.body).toMatchObject({ success: false, error: reason, status: "failed" });
     const job = (await admin.show(res.body.jobId)).body.job;
     expect(job).toMatchObject({ status: "failed", failure_reason: reason });
+  });
+
+  it.each([
+    [
+      "an XLSX ZIP bomb",
+      () =>
+        buildZip(
+          workbookParts(
+            sheetXml(
+              inlineRow(1, ["email"]) +
+                '<row><c t="inlineStr"><is><t>a@b.co</t></is></c></row>'.repeat(800_000),
+            ),
+          ),
+        ),
+      /^the XLSX file inflates xl\/worksheets\/sheet1\.xml beyond \d+ MB \(0 MB compressed\): a ZIP bomb\?$/,
+    ],
+    [
+      "1,000,000 columns in the header",
+      () => Buffer.from("email" + ",".repeat(999_999) + "\na@example.com\n"),
+      /^the header has 1,000,000 columns; at most 1,000$/,
+    ],
+    [
+      "a 50 MB cell",
+      () =>
+        Buffer.concat([
+          Buffer.from("email,notes\na@example.com,"),
+          Buffer.alloc(50 * 1024 * 1024, "x"),
+          Buffer.from("\n"),
+        ]),
+      /^line 2: a row is larger than 1 MB$/,
+    ],
+  ])("%s: 400 with the reason, the job failed, the service still answering", async (_what, make, reason) => {
+    const res = await upload(make());
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatch(reason);
+    expect((await admin.show(res.body.jobId)).body.job).toMatchObject({
+      status: "failed",
+      failure_reason: res.body.error,
+    });
+    expect((await upload("email\nok@example.com\n")).status).toBe(201);
   });
 
   it("finds the email column by its content when no header names it", async () => {

@@ -11,7 +11,7 @@ import {
   resolveMapping,
   type Row,
 } from "../src";
-import { buildZip, inlineRow, sheetXml, workbookParts } from "./zip-builder";
+import { buildZip, inlineRow, sheetXml, workbookParts } from "@emailsvc/testing";
 
 async function readAll(buf: Buffer): Promise<{ header: string[]; rows: Row[] }> {
   const file = await openImportFile(bufferSource(buf));

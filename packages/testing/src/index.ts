@@ -96,3 +96,4 @@ export function projectFactory<D>(deps: ProjectFactoryDeps<D>) {
     return { projectId: project.id, liveKey, testKey, sender };
   };
 }
+export * from "./zip-builder";

@@ -1,4 +1,4 @@
-// A minimal ZIP writer for hostile test workbooks (a ZIP bomb, a giant shared string): local headers, deflated or
+// A minimal ZIP writer for hostile test workbooks (imports) (a ZIP bomb, a giant shared string): local headers, deflated or
 // stored data, the central directory and its end record. Real workbooks in tests come from exceljs.
 import zlib from "node:zlib";
 
