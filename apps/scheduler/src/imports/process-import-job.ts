@@ -130,12 +130,7 @@ async function importRows(
   // Up to `parallelChunks` chunks in flight, chunk k on connection k mod n, settled in order: while they commit,
   // the next one is parsed, and the database works on several at once.
   const extra: PoolClient[] = [];
-  for (let i = 1; i < deps.parallelChunks; i++) {
-    const c = await deps.db.pool.connect();
-    c.on("error", () => undefined); // a lost session fails its query, which ends the run
-    extra.push(c);
-  }
-  const conns = [client, ...extra];
+  const conns = [client];
   const inflight: Promise<ChunkOutcome>[] = [];
   const ended = new AbortController();
   let sent = 0;
@@ -155,6 +150,12 @@ async function importRows(
     inflight.push(done);
   };
   try {
+    for (let i = 1; i < deps.parallelChunks; i++) {
+      const c = await deps.db.pool.connect();
+      extra.push(c);
+      c.on("error", () => undefined); // a lost session fails its query, which ends the run
+      conns.push(c);
+    }
     for await (const batch of file.rows) {
       for (const row of batch) {
         const outcome = read(row);
