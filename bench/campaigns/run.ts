@@ -34,13 +34,20 @@ const only = (() => {
 })();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function admin(method: string, route: string, body?: unknown): Promise<any> {
+/** The fields of the admin API's answers the bench reads. */
+interface AdminAnswer {
+  project: { id: string };
+  campaign: { id: string; status: string };
+  live: { key: string };
+}
+
+async function admin(method: string, route: string, body?: unknown): Promise<AdminAnswer> {
   const res = await fetch(`${ADMIN}${route}`, {
     method,
     headers: { authorization: `Bearer ${d.admin_token}`, "content-type": "application/json" },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
-  const json = (await res.json()) as any;
+  const json = (await res.json()) as AdminAnswer;
   if (!res.ok) throw new Error(`${method} ${route} → ${res.status}: ${JSON.stringify(json).slice(0, 400)}`);
   return json;
 }
@@ -60,7 +67,7 @@ async function benchProject(): Promise<{ projectId: string; sender: string; live
   const sender = `news@${domain}`;
   if (!projectId) {
     const created = await admin("POST", "/projects", { name, postal_address: "1 Bench Road, Benchville" });
-    projectId = created.project.id as string;
+    projectId = created.project.id;
     await admin("POST", `/projects/${projectId}/senders`, { email: sender, name: "Bench" });
     await client.query(
       `INSERT INTO domain_identities (id, project_id, domain, domain_unicode, status, domain_verified, dkim_verified,
@@ -160,7 +167,7 @@ async function cycleHistogram(): Promise<{ sum: number; count: number }> {
 /** Waits for the running dispatcher to write a campaign's ledger; returns the campaign. */
 async function created(projectId: string, body: Record<string, unknown>): Promise<string> {
   const c = await admin("POST", `/projects/${projectId}/campaigns`, body);
-  const id = c.campaign.id as string;
+  const id = c.campaign.id;
   for (;;) {
     const cur = (await admin("GET", `/projects/${projectId}/campaigns/${id}`)).campaign;
     if (cur.status !== "initializing") return id;

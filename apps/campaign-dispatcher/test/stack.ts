@@ -61,6 +61,11 @@ export interface StackOptions {
 
 export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const db = createDb(process.env.DATABASE_URL!, { max: 10 });
+  // this package's database is shared by its test files: campaigns an earlier file left unfinished (a failed
+  // test) must not be dispatched by this stack
+  await db.pool.query(
+    "UPDATE campaigns SET status = 'cancelled' WHERE status NOT IN ('completed', 'failed', 'cancelled')",
+  );
   const [apiPort, adminPort, workerPort, ingestPort] = await Promise.all([
     freePort(),
     freePort(),
@@ -183,6 +188,12 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       return { status: res.status, body: await res.json() };
     },
     async close() {
+      // the simulator's notifications delivered first (with notification-ingest still up): a notification left to
+      // retry would keep its timer, and this process, alive long after the test
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([sim.flushNotifications(), new Promise((r) => (timer = setTimeout(r, 10_000)))]);
+      clearTimeout(timer);
+      await sim.stop();
       for (const s of [...services].reverse())
         if (s.proc.exitCode === null && !s.proc.signalCode) s.proc.kill("SIGTERM");
       await Promise.race([
@@ -194,7 +205,6 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
         sleep(15_000),
       ]);
       for (const s of services) if (s.proc.exitCode === null && !s.proc.signalCode) s.proc.kill("SIGKILL");
-      await sim.stop();
       await db.close();
     },
   };

@@ -101,8 +101,13 @@ export async function dispatchCycle(
       await client.query("COMMIT");
       return null;
     }
-    const result = await cycle(deps, client, campaign, budget, inFlight);
-    await client.query("COMMIT");
+    let result: CycleResult;
+    try {
+      result = await cycle(deps, client, campaign, budget, inFlight);
+      await client.query("COMMIT");
+    } catch (err) {
+      throw err instanceof QuotaRaced ? err : new CycleFailed(campaign.id, err);
+    }
     handedOver = result.queued;
     return result;
   } catch (err) {
@@ -289,5 +294,24 @@ export class QuotaRaced extends Error {
   constructor(readonly campaignId: string) {
     super(`campaign ${campaignId}: the monthly quota ran out during the cycle`);
     this.name = "QuotaRaced";
+  }
+}
+
+/**
+ * A cycle of this campaign failed (a database error, its connection lost): rolled back, nothing of it happened.
+ * The tick goes on with the other campaigns; this one is tried again at the next tick.
+ */
+export class CycleFailed extends Error {
+  constructor(
+    readonly campaignId: string,
+    cause: unknown,
+  ) {
+    super(
+      `campaign ${campaignId}: dispatch cycle failed: ${cause instanceof Error ? cause.message : String(cause)}`,
+      {
+        cause,
+      },
+    );
+    this.name = "CycleFailed";
   }
 }

@@ -1,6 +1,6 @@
 import { campaignSendsInFlight, materialiseNextCampaign, settleFinishedCampaigns } from "@emailsvc/db";
 import type { Metrics } from "@emailsvc/observability";
-import { type CycleDeps, dispatchCycle, QuotaRaced } from "./dispatch-cycle";
+import { CycleFailed, type CycleDeps, dispatchCycle, QuotaRaced } from "./dispatch-cycle";
 
 export interface DispatchLoopOptions extends CycleDeps {
   /** Spec 8: every 5 s; a kick (trigger, a new campaign) runs a tick at once. */
@@ -55,8 +55,19 @@ export function startDispatchLoop(opts: DispatchLoopOptions): DispatchLoop {
 
   async function tick(): Promise<TickResult> {
     const out: TickResult = { materialised: 0, queued: 0, skipped: 0, settled: 0 };
+    // One campaign whose ledger cannot be written (it is logged and tried again next tick) holds up no other.
+    const failed: string[] = [];
     for (;;) {
-      const m = await materialiseNextCampaign(opts.db.pool);
+      let m;
+      try {
+        m = await materialiseNextCampaign(opts.db.pool, failed);
+      } catch (err) {
+        const id = (err as { campaignId?: string }).campaignId;
+        opts.logger.error({ err, campaignId: id }, "writing a campaign's recipients failed");
+        if (!id) break;
+        failed.push(id);
+        continue;
+      }
       if (!m || stopped) break;
       out.materialised++;
       opts.logger.info(
@@ -75,8 +86,14 @@ export function startDispatchLoop(opts: DispatchLoopOptions): DispatchLoop {
         r = await dispatchCycle(opts, budget, seen, opts.maxInFlight - budget);
         if (r) endTimer?.({ outcome: r.outcome });
       } catch (err) {
-        if (!(err instanceof QuotaRaced)) throw err;
-        opts.logger.info({ campaignId: err.campaignId }, "monthly quota ran out during a cycle");
+        if (err instanceof QuotaRaced) {
+          opts.logger.info({ campaignId: err.campaignId }, "monthly quota ran out during a cycle");
+        } else if (err instanceof CycleFailed) {
+          opts.logger.error(
+            { err: err.cause, campaignId: err.campaignId },
+            "dispatch cycle failed; tried again next tick",
+          );
+        } else throw err;
         seen.push(err.campaignId);
         continue;
       }

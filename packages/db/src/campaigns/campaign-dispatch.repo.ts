@@ -19,20 +19,28 @@ type Queryable = Pick<Pool | PoolClient, "query">;
 const LIVE = `('pending', 'processing', 'paused', 'rate_limited')`;
 
 /**
- * The next `initializing` campaign, locked: its ledger is written and it becomes `pending` in the same
- * transaction (so a crash leaves it `initializing` with no ledger, and any replica starts over). Resolves with
- * what was written, or undefined when none waits.
+ * The next `initializing` campaign (but those in `skip`), locked: its ledger is written and it becomes `pending` in
+ * the same transaction (so a crash leaves it `initializing` with no ledger, and any replica starts over). Resolves
+ * with what was written, or undefined when none waits.
  */
 export async function materialiseNextCampaign(
   pool: Pool,
+  skip: readonly string[] = [],
 ): Promise<{ campaign: CampaignRow; counts: AudienceCounts; inserted: number } | undefined> {
   return withTransaction(pool, async (c) => {
     const { rows } = await c.query<CampaignRow>(
-      `SELECT * FROM campaigns WHERE status = 'initializing' ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED`,
+      `SELECT * FROM campaigns WHERE status = 'initializing' AND NOT (id = ANY($1::uuid[]))
+        ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED`,
+      [skip],
     );
     const campaign = rows[0];
     if (!campaign) return undefined;
-    return { campaign, ...(await materialiseCampaign(c, campaign)) };
+    try {
+      return { campaign, ...(await materialiseCampaign(c, campaign)) };
+    } catch (err) {
+      // names the campaign, so the caller can go on with the others
+      throw Object.assign(err instanceof Error ? err : new Error(String(err)), { campaignId: campaign.id });
+    }
   });
 }
 
