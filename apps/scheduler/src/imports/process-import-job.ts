@@ -6,7 +6,6 @@ import {
   type Db,
   failImportJob,
   type ImportChunk,
-  importCheckpoint,
   isChunkConflict,
   type ImportJobRow,
   type ImportLead,
@@ -54,10 +53,9 @@ class Cancelled extends Error {}
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
- * One chunk, done again where that is right: after a conflict with another writer of the same leads (rolled back),
- * and when its checkpoint update found the job one chunk behind (the chunk before it, written in parallel on
- * another connection, had not committed yet, or was itself being done again). Any other `committed: false` means
- * the job left `processing`.
+ * One chunk, done again after a conflict with another writer of the same leads (rolled back). Its checkpoint waits
+ * for the chunk before it (written in parallel on another connection) to commit, for at most a minute and only
+ * while the run goes on; `committed: false` otherwise means the job left `processing`.
  */
 async function commitWithRetry(
   client: PoolClient,
@@ -71,21 +69,17 @@ async function commitWithRetry(
     defaultSubscription: job.options.default_subscription,
     segmentId: job.options.segment_id,
   };
-  let conflicts = 0;
-  for (let waits = 0; ;) {
-    let outcome: ChunkOutcome;
+  for (let conflicts = 0; ;) {
+    const deadline = Date.now() + 60_000;
     try {
-      outcome = await commitImportChunk(client, job.project_id, job.id, settings, chunk);
+      return await commitImportChunk(client, job.project_id, job.id, settings, chunk, () => {
+        return !ended.aborted && Date.now() < deadline;
+      });
     } catch (err) {
       // Another writer on the same leads (another job, the API): the chunk was rolled back; do it again.
       if (!isChunkConflict(err) || ++conflicts >= 5 || ended.aborted) throw err;
       await sleep(20 * conflicts);
-      continue;
     }
-    if (outcome.committed || ended.aborted) return outcome;
-    const now = await importCheckpoint(client, job.project_id, job.id);
-    if (now?.status !== "processing" || now.processed_rows > chunk.from || ++waits > 1_000) return outcome;
-    if (now.processed_rows < chunk.from) await sleep(10);
   }
 }
 

@@ -59,10 +59,7 @@ export type ChunkOutcome =
       suppressed: number;
       refused: number;
     }
-  /**
-   * The job was not `processing` at `chunk.from` when the chunk's checkpoint update ran (cancelled; or, with chunks
-   * written in parallel, the one before it had not committed yet): nothing written.
-   */
+  /** The job left `processing` (cancelled), or waiting for the chunk before was given up: nothing written. */
   | { committed: false };
 
 const REFUSED_REASON = `the lead would then hold more than ${LEAD_LIMITS.attributeKeys} attributes, ${LEAD_LIMITS.attributesBytes / 1024} KB of attributes or ${LEAD_LIMITS.tags} tags`;
@@ -143,7 +140,6 @@ function chunkSql(mode: ImportMode): string {
       : mode === "update_only"
         ? "(SELECT count(*) FROM input WHERE NOT existing)"
         : "0";
-  const refused = updates ? `(SELECT count(*) FROM (${REFUSED}) r)` : "0";
   return `WITH ${INPUT},
 ${updates ? UPDATE : NO_UPDATE},
 ${inserts ? INSERT : NO_INSERT},
@@ -157,22 +153,8 @@ rej AS (
   SELECT $2, $1, r.line, r.reason, ARRAY(SELECT jsonb_array_elements_text(r.cells))
     FROM unnest($15::int[], $16::text[], $17::jsonb[]) AS r(line, reason, cells)
   ON CONFLICT DO NOTHING
-),
-job AS (
-  UPDATE import_jobs j SET
-    processed_rows = j.processed_rows + $18,
-    created_count = j.created_count + (SELECT count(*) FROM ins),
-    updated_count = j.updated_count + (SELECT count(*) FROM upd),
-    skipped_count = j.skipped_count + ${skipped},
-    duplicate_count = j.duplicate_count + $19,
-    invalid_count = j.invalid_count + $20 + ${refused},
-    suppressed_count = j.suppressed_count + ${SUPPRESSED},
-    updated_at = now()
-  WHERE j.project_id = $1 AND j.id = $2 AND j.status = 'processing' AND j.processed_rows = $21
-  RETURNING j.processed_rows
 )
-SELECT (SELECT processed_rows FROM job) AS processed,
-       (SELECT count(*) FROM ins)::int AS created,
+SELECT (SELECT count(*) FROM ins)::int AS created,
        (SELECT count(*) FROM upd)::int AS updated,
        ${skipped}::int AS skipped,
        (${SUPPRESSED})::int AS suppressed,
@@ -185,15 +167,28 @@ const SQL: Record<ImportMode, string> = {
   update_only: chunkSql("update_only"),
 };
 
+/**
+ * The job's counters and checkpoint, moved only from `chunk.from` and only while `processing`. When chunks are
+ * written in parallel, the one before may not have committed yet: this statement then blocks on its row lock (or
+ * finds the checkpoint behind and is run again shortly), so checkpoints commit in file order.
+ */
+const CHECKPOINT = `UPDATE import_jobs SET
+    processed_rows = processed_rows + $4,
+    created_count = created_count + $5,
+    updated_count = updated_count + $6,
+    skipped_count = skipped_count + $7,
+    duplicate_count = duplicate_count + $8,
+    invalid_count = invalid_count + $9,
+    suppressed_count = suppressed_count + $10,
+    updated_at = now()
+  WHERE project_id = $1 AND id = $2 AND status = 'processing' AND processed_rows = $3
+  RETURNING processed_rows`;
+
 const INSERT_REFUSED = `INSERT INTO import_rejected_rows (job_id, project_id, line, reason, cells)
   SELECT $2, $1, r.line, $3, ARRAY(SELECT jsonb_array_elements_text(r.cells))
     FROM unnest($4::int[], $5::jsonb[]) AS r(line, cells)
   ON CONFLICT DO NOTHING`;
 
-/**
- * Errors after which the chunk is simply done again: another writer created one of its new emails first (unique
- * violation), or two writers of the same leads met in a deadlock or a serialization failure.
- */
 /** The job's state and checkpoint (a processor re-reads them when a chunk's checkpoint update found neither). */
 export async function importCheckpoint(
   client: PoolClient,
@@ -207,6 +202,10 @@ export async function importCheckpoint(
   return rows[0];
 }
 
+/**
+ * Errors after which the chunk is simply done again: another writer created one of its new emails first (unique
+ * violation), or two writers of the same leads met in a deadlock or a serialization failure.
+ */
 export const isChunkConflict = (err: unknown): boolean =>
   ["23505", "40P01", "40001"].includes((err as { code?: string } | undefined)?.code ?? "");
 
@@ -223,6 +222,8 @@ export async function commitImportChunk(
   jobId: string,
   settings: ImportChunkSettings,
   chunk: ImportChunk,
+  /** While the chunk before this one has not committed: wait for it (false: give up, nothing written). */
+  keepWaiting: () => boolean = () => false,
 ): Promise<ChunkOutcome> {
   // Locks are taken in email order, so two jobs of one project importing the same people do not deadlock.
   const leads = [...chunk.leads].sort((a, b) => (a.norm < b.norm ? -1 : a.norm > b.norm ? 1 : 0));
@@ -232,7 +233,6 @@ export async function commitImportChunk(
   await client.query("BEGIN; SET LOCAL synchronous_commit = off");
   try {
     const { rows } = await client.query<{
-      processed: number | null;
       created: number;
       updated: number;
       skipped: number;
@@ -256,16 +256,8 @@ export async function commitImportChunk(
       chunk.rejected.map((r) => r.line),
       chunk.rejected.map((r) => r.reason),
       chunk.rejected.map((r) => JSON.stringify(r.cells)),
-      chunk.rows,
-      chunk.duplicates,
-      chunk.invalid,
-      chunk.from,
     ]);
     const r = rows[0]!;
-    if (r.processed === null) {
-      await client.query("ROLLBACK");
-      return { committed: false };
-    }
     if (r.refused.length)
       await client.query(INSERT_REFUSED, [
         projectId,
@@ -274,6 +266,27 @@ export async function commitImportChunk(
         r.refused,
         r.refused.map((line) => JSON.stringify(chunk.cellsOf(line))),
       ]);
+    const values = [
+      projectId,
+      jobId,
+      chunk.from,
+      chunk.rows,
+      r.created,
+      r.updated,
+      r.skipped,
+      chunk.duplicates,
+      chunk.invalid + r.refused.length,
+      r.suppressed,
+    ];
+    for (;;) {
+      if ((await client.query(CHECKPOINT, values)).rowCount === 1) break;
+      const now = await importCheckpoint(client, projectId, jobId);
+      if (now?.status !== "processing" || now.processed_rows > chunk.from || !keepWaiting()) {
+        await client.query("ROLLBACK");
+        return { committed: false };
+      }
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
     await client.query("COMMIT");
     return {
       committed: true,
