@@ -21,14 +21,6 @@ export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
 
 /** Spec 4.8: the states POST /trigger-campaign starts or resumes (in this order in its 400 body). */
 export const RESUMABLE_CAMPAIGN_STATUSES = ["pending", "paused", "rate_limited", "processing"] as const;
-/** States a campaign never leaves. */
-export const FINAL_CAMPAIGN_STATUSES = ["completed", "failed", "cancelled"] as const;
-
-export const isResumableCampaignStatus = (s: string): boolean =>
-  (RESUMABLE_CAMPAIGN_STATUSES as readonly string[]).includes(s);
-export const isFinalCampaignStatus = (s: string): boolean =>
-  (FINAL_CAMPAIGN_STATUSES as readonly string[]).includes(s);
-
 /** A recipient's states (spec 3 "Campaign recipient / email status", plus failed, skipped and cancelled). */
 export const CAMPAIGN_RECIPIENT_STATUSES = [
   "pending",
@@ -58,8 +50,6 @@ export const CAMPAIGN_LIMITS = {
   htmlBytes: 5_000_000,
   /** Segments, tags or leads named in one audience list. */
   audienceItems: 1_000,
-  /** Spec 8: recipients one dispatch cycle claims. */
-  perCycle: 500,
 } as const;
 
 const list = <T extends z.ZodType>(item: T, what: string) =>
