@@ -1,7 +1,7 @@
 // Runs once per package test run: gives this package its own freshly migrated database and its own
 // RabbitMQ vhost, so turbo can run several packages' integration tests at the same time without them
 // seeing each other's rows or queues. Env set here is inherited by the jest workers.
-const { execFileSync } = require("node:child_process");
+const { execFileSync, spawnSync } = require("node:child_process");
 const path = require("node:path");
 const { Client } = require("pg");
 
@@ -21,17 +21,19 @@ async function resetDatabase(name) {
   return url.toString();
 }
 
-// Vhost changes run one at a time across every package's set-up (turbo runs several at once): concurrent
-// delete_vhost / add_vhost calls, each stopping or starting dozens of quorum queues, wedged RabbitMQ 3.10 here
-// (the calls never returned, and no connection was accepted after). A hung call fails the run after 2 minutes
-// with the command in the message instead of hanging it.
+// Vhost changes run one at a time across every package's set-up (turbo runs several at once): see
+// rabbit-vhost.js. flock -o: the lock is not inherited by anything the call leaves behind. Output is captured,
+// never inherited, and a call that hangs fails the run with the broker's answer in the message.
 const LOCK = "/tmp/emailsvc-test-rabbitmq-vhosts.lock";
-function rabbitctl(args, quiet = false) {
-  // -o: the lock is not inherited by rabbitmqctl's Erlang VM, which outlived a timed-out call once and held the
-  // lock for every package after it; -k: a VM that ignores the TERM is killed 5 s later.
-  execFileSync("flock", ["-o", "-w", "600", LOCK, "timeout", "-k", "5", "120", "rabbitmqctl", "-q", ...args], {
-    stdio: ["ignore", "ignore", quiet ? "ignore" : "inherit"],
+function recreateVhost(vhost) {
+  const r = spawnSync("flock", ["-o", "-w", "600", LOCK, process.execPath, path.join(__dirname, "rabbit-vhost.js"), vhost], {
+    stdio: ["ignore", "pipe", "pipe"],
+    encoding: "utf8",
+    timeout: 15 * 60_000,
+    killSignal: "SIGKILL",
   });
+  if (r.status !== 0)
+    throw new Error(`could not recreate the RabbitMQ vhost ${vhost}: ${r.error?.message ?? r.stderr.trim()}`);
 }
 
 module.exports = async function globalSetup(config) {
@@ -50,13 +52,7 @@ module.exports = async function globalSetup(config) {
   process.env.DATABASE_URL = url;
 
   const vhost = `test_${pkg}`;
-  try {
-    rabbitctl(["delete_vhost", vhost], true);
-  } catch {
-    /* absent on first run */
-  }
-  rabbitctl(["add_vhost", vhost]);
-  rabbitctl(["set_permissions", "-p", vhost, "guest", ".*", ".*", ".*"]);
+  recreateVhost(vhost);
   process.env.RABBITMQ_URL = `amqp://guest:guest@127.0.0.1:5672/${vhost}`;
   process.env.TEST_RABBITMQ_VHOST = vhost;
   process.env.REDIS_URL = process.env.REDIS_URL || "redis://127.0.0.1:6379/0";
