@@ -12,7 +12,7 @@ import { shopWebhookFastPath } from "./webhooks/shop-webhook.fast-path";
 export function createApp(deps: Deps, lifecycle?: Traffic): Express {
   const app = finishApp(baseApp(deps, lifecycle), deps.logger);
   const shop = shopWebhookFastPath({
-    db: deps.db,
+    db: deps.receiverDb,
     encryptionKey: deps.env.API_KEY_ENCRYPTION_KEY,
     shopCacheMs: deps.env.SHOP_CACHE_MS,
     kickOutbox: () => deps.outbox.kick(),

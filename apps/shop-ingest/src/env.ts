@@ -6,8 +6,19 @@ import { serviceEnv } from "@emailsvc/runtime";
 const shopEnv = z.object({
   /** How long a shop connection (and its decrypted secrets) is held: a rotation takes effect within it. */
   SHOP_CACHE_MS: z.coerce.number().int().min(0).default(5_000),
-  /** Deliveries each topic's consumer handles at once. */
-  SHOP_PREFETCH: z.coerce.number().int().positive().default(20),
+  /**
+   * Deliveries each topic's consumer holds at once. They are applied in batches (one statement per batch), so a
+   * deep prefetch keeps the batches full while the previous ones commit.
+   */
+  SHOP_PREFETCH: z.coerce.number().int().positive().default(200),
+  /** Deliveries of one topic applied in one statement at most. */
+  SHOP_BATCH: z.coerce.number().int().positive().default(100),
+  /**
+   * Connections of the receiver's own pool: the deliveries being answered are stored (group commit, two statements
+   * in flight) on connections the consumers and the outbox relay never hold, so a burst of processing cannot make
+   * the platform's requests wait for a connection.
+   */
+  SHOP_RECEIVER_POOL_MAX: z.coerce.number().int().positive().default(3),
   /** How often due abandoned-cart steps are claimed. */
   SHOP_TIMER_INTERVAL_MS: z.coerce.number().int().positive().default(15_000),
   /** Steps one claim takes (FOR UPDATE SKIP LOCKED: replicas take disjoint steps). */

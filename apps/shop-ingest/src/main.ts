@@ -14,6 +14,7 @@ runService({
       db: deps.db,
       logger: deps.logger,
       stepUnitSeconds: env.SHOP_STEP_UNIT_SECONDS,
+      batch: env.SHOP_BATCH,
     });
     const consumers = [
       await deps.broker.consume(cart, { prefetch: env.SHOP_PREFETCH }),
@@ -35,6 +36,7 @@ runService({
       for (const c of consumers) await c.close();
       await timers.stop();
       await deps.outbox.stop();
+      await deps.receiverDb.close();
     };
   },
 });

@@ -64,6 +64,7 @@ export async function startHarness(extra: Record<string, string> = {}): Promise<
     db: deps.db,
     logger: deps.logger,
     stepUnitSeconds: env.SHOP_STEP_UNIT_SECONDS,
+    batch: env.SHOP_BATCH,
   }))
     consumers.push(await deps.broker.consume(c, { prefetch: 20 }));
   const loops: ReturnType<typeof startAbandonedCartLoop>[] = [];
@@ -108,6 +109,7 @@ export async function startHarness(extra: Record<string, string> = {}): Promise<
       for (const l of loops) await l.stop();
       for (const c of consumers) await c.close();
       await deps.outbox.stop();
+      await deps.receiverDb.close();
       await deps.broker.close();
       await deps.db.close();
     },

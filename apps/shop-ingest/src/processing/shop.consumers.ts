@@ -1,20 +1,35 @@
 import { Queues, RoutingKeys, type ShopTopic } from "@emailsvc/contracts";
-import type { Db } from "@emailsvc/db";
+import { createBatcher, type Db } from "@emailsvc/db";
 import { defineConsumer, PermanentError } from "@emailsvc/messaging";
 import type { Logger } from "@emailsvc/observability";
-import { processShopWebhook } from "./process-shop-webhook";
+import { type DeliveryRef, type ProcessOutcome, processShopWebhooks } from "./process-shop-webhooks";
 
-type Deps = { db: Db; logger: Logger; stepUnitSeconds: number };
+type Deps = {
+  db: Db;
+  logger: Logger;
+  stepUnitSeconds: number;
+  /** deliveries of one topic applied together at most */
+  batch: number;
+};
 
+/**
+ * Each message is settled on its own (acked, retried or parked), but the deliveries the consumer holds at once
+ * are applied together: those of one event-loop turn (a prefetch burst) and those that arrive while up to two
+ * batches run. A batch that fails is applied again one delivery at a time, so only the failing one retries.
+ */
 function handler(deps: Deps, topic: ShopTopic) {
+  const batcher = createBatcher<DeliveryRef, ProcessOutcome>({
+    run: (refs) => processShopWebhooks(deps, topic, refs),
+    maxBatch: deps.batch,
+    maxInFlight: 2,
+    gatherTurn: true,
+  });
   return async (envelope: { projectId: string | null; payload: { webhookEventId: string } }) => {
     if (!envelope.projectId) throw new PermanentError(`a ${topic} delivery without its project`);
-    const outcome = await processShopWebhook(
-      deps,
-      envelope.projectId,
-      envelope.payload.webhookEventId,
-      topic,
-    );
+    const outcome = await batcher.submit({
+      projectId: envelope.projectId,
+      webhookEventId: envelope.payload.webhookEventId,
+    });
     // The receiver stored the row before publishing: a missing one was deleted (its shop disconnected).
     if (outcome === "missing")
       throw new PermanentError(`no stored ${topic} delivery ${envelope.payload.webhookEventId}`);

@@ -9,7 +9,7 @@ import {
   shopTopicOf,
   type ShopTopic,
 } from "@emailsvc/contracts";
-import { type Db, recordShopWebhook, timeOrderedUuid } from "@emailsvc/db";
+import { type NewShopWebhook, timeOrderedUuid } from "@emailsvc/db";
 import {
   AppError,
   ErrorCode,
@@ -50,6 +50,11 @@ function topicOfUrl(url: string): ShopTopic | null {
   return shopTopicOf(decoded.replace(/\/+$/, ""));
 }
 
+/** Stores one delivery with its outbox row (group-committed with the concurrent ones: `recordShopWebhooks`). */
+export type RecordShopWebhook = (
+  row: Omit<NewShopWebhook, "payload"> & { payloadJson: string },
+) => Promise<"stored" | "duplicate">;
+
 /**
  * POST /webhooks/shop/:topic (spec 4.9). In order: the topic (400), the shop by `x-shop-shop-domain` and its
  * project by `x-project-id` (401), the HMAC of the raw body when the shop has a secret (401), the JSON and the
@@ -58,7 +63,11 @@ function topicOfUrl(url: string): ShopTopic | null {
  * shop chose that (the platform retries every non-2xx answer and may drop a subscription that keeps failing).
  */
 export async function receiveShopWebhook(
-  deps: { db: Db; shops: (domain: string) => Promise<CachedShop | null>; kickOutbox: () => void },
+  deps: {
+    record: RecordShopWebhook;
+    shops: (domain: string) => Promise<CachedShop | null>;
+    kickOutbox: () => void;
+  },
   req: IncomingMessage,
 ): Promise<FastAnswer> {
   const topic = topicOfUrl(req.url ?? "");
@@ -79,8 +88,9 @@ export async function receiveShopWebhook(
     throw new AppError(ErrorCode.UNAUTHORIZED, MSG_INVALID_HMAC);
 
   let body: unknown;
+  const json = raw.toString("utf8");
   try {
-    body = JSON.parse(raw.toString("utf8"));
+    body = JSON.parse(json);
   } catch {
     throw new AppError(ErrorCode.VALIDATION, "Invalid JSON body");
   }
@@ -95,11 +105,16 @@ export async function receiveShopWebhook(
 
   const id = timeOrderedUuid();
   const envelope = makeEnvelope(ROUTING_KEYS[topic], { webhookEventId: id }, { projectId: shop.project_id });
-  const outcome = await recordShopWebhook(
-    deps.db,
-    { id, projectId: shop.project_id, shopId: shop.id, webhookId, topic, payload: body },
-    { exchange: Exchanges.shopWebhooks, routingKey: ROUTING_KEYS[topic], payload: envelope },
-  );
+  const outcome = await deps.record({
+    id,
+    projectId: shop.project_id,
+    shopId: shop.id,
+    webhookId,
+    topic,
+    // the body as received (PostgreSQL parses it into jsonb): the text JSON.parse just accepted
+    payloadJson: json,
+    outbox: { exchange: Exchanges.shopWebhooks, routingKey: ROUTING_KEYS[topic], payload: envelope },
+  });
   if (outcome === "stored") {
     deps.kickOutbox();
     return { status: 200, body: { success: true, message: `Webhook ${topic} received` } };

@@ -1,17 +1,33 @@
-import type { PoolClient } from "pg";
-import { timeOrderedUuid } from "../time-ordered-uuid";
+import type { Db } from "../create-db";
+import { timeOrderedUuids } from "../time-ordered-uuid";
 
 /**
- * Processing of stored shop deliveries, each in its consumer's transaction. `claimShopWebhook` comes first: it
- * marks the delivery processed, so a redelivered message (or a second consumer holding the same one) finds it done
- * and changes nothing; if the transaction fails, the mark rolls back with the rest.
+ * Processing of stored shop deliveries, a batch of one topic per statement. Each statement first claims its
+ * deliveries (`processed_at`, only where still null) and applies only the ones it claimed, in the same statement
+ * (one commit): a redelivered message, or a second consumer holding the same delivery, finds it claimed and
+ * changes nothing; if the statement fails, the claims roll back with the rest. The statement returns the
+ * deliveries it claimed.
+ *
+ * Within one statement a row cannot be upserted twice, so the callers split a batch into rounds of distinct keys
+ * (`roundsByKey`); rows go in key order, so concurrent batches lock shared rows in one order.
  */
-export async function claimShopWebhook(client: PoolClient, projectId: string, id: string): Promise<boolean> {
-  const r = await client.query(
-    "UPDATE shop_webhook_events SET processed_at = now() WHERE project_id = $1 AND id = $2 AND processed_at IS NULL",
-    [projectId, id],
-  );
-  return (r.rowCount ?? 0) === 1;
+const CLAIM = `claimed AS (
+  UPDATE shop_webhook_events e SET processed_at = now() FROM input i
+   WHERE e.project_id = i.project_id AND e.id = i.event_id AND e.processed_at IS NULL
+  RETURNING e.id
+)`;
+
+/** Splits items into rounds where no key repeats, keeping their order: the n-th item of a key goes to round n. */
+export function roundsByKey<T>(items: T[], key: (t: T) => string): T[][] {
+  const rounds: T[][] = [];
+  const seen = new Map<string, number>();
+  for (const item of items) {
+    const k = key(item);
+    const n = seen.get(k) ?? 0;
+    seen.set(k, n + 1);
+    (rounds[n] ??= []).push(item);
+  }
+  return rounds;
 }
 
 export interface CartInput {
@@ -22,37 +38,54 @@ export interface CartInput {
   updatedAt: Date | null;
 }
 
+/** One delivery to apply: which stored delivery it is and the shop it belongs to. */
+export interface Applied<T> {
+  eventId: string;
+  projectId: string;
+  shopId: string;
+  input: T;
+}
+
 /**
- * Upserts the cart by its token. An older delivery (by the platform's `updated_at`) does not overwrite a newer
+ * Upserts carts by their token. An older delivery (by the platform's `updated_at`) does not overwrite a newer
  * one: the platform does not keep its deliveries in order. A cart already named by a checkout keeps its lead.
+ * The carts must have distinct (shop, token).
  */
-export async function upsertCart(
-  client: PoolClient,
-  projectId: string,
-  shopId: string,
-  cart: CartInput,
-): Promise<void> {
-  await client.query(
-    `INSERT INTO shop_carts AS c (id, project_id, shop_id, token, line_items, total_minor, currency, platform_updated_at, lead_id)
-     VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7, $8,
-             (SELECT lead_id FROM shop_checkouts WHERE shop_id = $3 AND cart_token = $4 AND lead_id IS NOT NULL LIMIT 1))
-     ON CONFLICT (shop_id, token) DO UPDATE SET
-       line_items = EXCLUDED.line_items, total_minor = EXCLUDED.total_minor,
-       currency = COALESCE(EXCLUDED.currency, c.currency), platform_updated_at = EXCLUDED.platform_updated_at,
-       lead_id = COALESCE(c.lead_id, EXCLUDED.lead_id), updated_at = now()
-     WHERE c.platform_updated_at IS NULL OR EXCLUDED.platform_updated_at IS NULL
-        OR EXCLUDED.platform_updated_at >= c.platform_updated_at`,
+export async function applyCarts(db: Pick<Db, "pool">, carts: Applied<CartInput>[]): Promise<Set<string>> {
+  const { rows } = await db.pool.query<{ id: string }>(
+    `WITH input AS (
+       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::jsonb[], $7::bigint[],
+                            $8::text[], $9::timestamptz[])
+         AS t(event_id, id, project_id, shop_id, token, line_items, total_minor, currency, updated_at)
+     ), ${CLAIM}, up AS (
+       INSERT INTO shop_carts AS c (id, project_id, shop_id, token, line_items, total_minor, currency,
+                                    platform_updated_at, lead_id)
+       SELECT i.id, i.project_id, i.shop_id, i.token, i.line_items, i.total_minor, i.currency, i.updated_at,
+              (SELECT ck.lead_id FROM shop_checkouts ck
+                WHERE ck.shop_id = i.shop_id AND ck.cart_token = i.token AND ck.lead_id IS NOT NULL LIMIT 1)
+         FROM input i JOIN claimed ON claimed.id = i.event_id
+        ORDER BY i.shop_id, i.token
+       ON CONFLICT (shop_id, token) DO UPDATE SET
+         line_items = EXCLUDED.line_items, total_minor = EXCLUDED.total_minor,
+         currency = COALESCE(EXCLUDED.currency, c.currency), platform_updated_at = EXCLUDED.platform_updated_at,
+         lead_id = COALESCE(c.lead_id, EXCLUDED.lead_id), updated_at = now()
+       WHERE c.platform_updated_at IS NULL OR EXCLUDED.platform_updated_at IS NULL
+          OR EXCLUDED.platform_updated_at >= c.platform_updated_at
+     )
+     SELECT id FROM claimed`,
     [
-      timeOrderedUuid(),
-      projectId,
-      shopId,
-      cart.token,
-      JSON.stringify(cart.lineItems),
-      cart.totalMinor.toString(),
-      cart.currency,
-      cart.updatedAt,
+      carts.map((c) => c.eventId),
+      timeOrderedUuids(carts.length),
+      carts.map((c) => c.projectId),
+      carts.map((c) => c.shopId),
+      carts.map((c) => c.input.token),
+      carts.map((c) => JSON.stringify(c.input.lineItems)),
+      carts.map((c) => c.input.totalMinor.toString()),
+      carts.map((c) => c.input.currency),
+      carts.map((c) => c.input.updatedAt),
     ],
   );
+  return new Set(rows.map((r) => r.id));
 }
 
 export interface CheckoutInput {
@@ -67,68 +100,90 @@ export interface CheckoutInput {
   currency: string;
   gateways: string[];
   startedAt: Date;
+  /** the shop's first abandoned-cart step, in seconds after the checkout started; null: no steps */
+  firstStepSeconds: number | null;
 }
 
-/** The orders that close a checkout: by its token, its cart's token, or (placed after it started) its email. */
-const ORDER_CLOSES_CHECKOUT = `
-  EXISTS (SELECT 1 FROM shop_orders o WHERE o.shop_id = ck.shop_id AND (
-    o.checkout_token = ck.token
-    OR (ck.cart_token IS NOT NULL AND o.cart_token = ck.cart_token)
-    OR (ck.email IS NOT NULL AND lower(o.email) = lower(ck.email) AND o.placed_at >= ck.started_at)))`;
+/**
+ * The orders that close a checkout `ck`: by its token, its cart's token, or (placed after it started) its buyer,
+ * i.e. the lead of its email. Three index lookups rather than one OR, which PostgreSQL can only answer by
+ * reading every order of the shop (a cost that grew with the shop, paid by every checkout and every due step).
+ */
+const ORDER_CLOSES_CHECKOUT = `(
+  EXISTS (SELECT 1 FROM shop_orders o WHERE o.shop_id = ck.shop_id AND o.checkout_token = ck.token)
+  OR (ck.cart_token IS NOT NULL
+      AND EXISTS (SELECT 1 FROM shop_orders o WHERE o.shop_id = ck.shop_id AND o.cart_token = ck.cart_token))
+  OR (ck.lead_id IS NOT NULL
+      AND EXISTS (SELECT 1 FROM shop_orders o
+                   WHERE o.shop_id = ck.shop_id AND o.lead_id = ck.lead_id AND o.placed_at >= ck.started_at)))`;
 
 /**
- * Upserts the checkout, attaches its cart to the lead, and starts the abandonment timer (step 1, due
+ * Upserts checkouts, attaches their carts to the lead, and starts each one's abandonment timer (step 1, due
  * `firstStepSeconds` after the checkout started) unless an order already closed it: orders may arrive first.
+ * The checkouts must have distinct (shop, token).
  */
-export async function upsertCheckout(
-  client: PoolClient,
-  projectId: string,
-  shopId: string,
-  co: CheckoutInput,
-  firstStepSeconds: number | null,
-): Promise<{ checkoutId: string; timerStarted: boolean }> {
-  const { rows } = await client.query<{ id: string }>(
-    `INSERT INTO shop_checkouts AS ck (id, project_id, shop_id, token, cart_token, email, lead_id, recovery_url,
-                                       line_items, total_minor, subtotal_minor, currency, gateways, started_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11, $12, $13, $14)
-     ON CONFLICT (shop_id, token) DO UPDATE SET
-       cart_token = COALESCE(EXCLUDED.cart_token, ck.cart_token), email = COALESCE(EXCLUDED.email, ck.email),
-       lead_id = COALESCE(EXCLUDED.lead_id, ck.lead_id), recovery_url = COALESCE(EXCLUDED.recovery_url, ck.recovery_url),
-       line_items = EXCLUDED.line_items, total_minor = EXCLUDED.total_minor, subtotal_minor = EXCLUDED.subtotal_minor,
-       currency = EXCLUDED.currency, gateways = EXCLUDED.gateways
-     RETURNING id`,
+export async function applyCheckouts(
+  db: Pick<Db, "pool">,
+  checkouts: Applied<CheckoutInput>[],
+): Promise<Set<string>> {
+  const { rows } = await db.pool.query<{ id: string }>(
+    `WITH input AS (
+       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::text[], $7::text[],
+                            $8::uuid[], $9::text[], $10::jsonb[], $11::bigint[], $12::bigint[], $13::text[],
+                            $14::jsonb[], $15::timestamptz[], $16::int[], $17::uuid[])
+         AS t(event_id, id, project_id, shop_id, token, cart_token, email, lead_id, recovery_url, line_items,
+              total_minor, subtotal_minor, currency, gateways, started_at, first_step_seconds, timer_id)
+     ), ${CLAIM}, ck AS (
+       INSERT INTO shop_checkouts AS ck (id, project_id, shop_id, token, cart_token, email, lead_id, recovery_url,
+                                         line_items, total_minor, subtotal_minor, currency, gateways, started_at)
+       SELECT i.id, i.project_id, i.shop_id, i.token, i.cart_token, i.email, i.lead_id, i.recovery_url,
+              i.line_items, i.total_minor, i.subtotal_minor, i.currency,
+              ARRAY(SELECT jsonb_array_elements_text(i.gateways)), i.started_at
+         FROM input i JOIN claimed ON claimed.id = i.event_id
+        ORDER BY i.shop_id, i.token
+       ON CONFLICT (shop_id, token) DO UPDATE SET
+         cart_token = COALESCE(EXCLUDED.cart_token, ck.cart_token), email = COALESCE(EXCLUDED.email, ck.email),
+         lead_id = COALESCE(EXCLUDED.lead_id, ck.lead_id), recovery_url = COALESCE(EXCLUDED.recovery_url, ck.recovery_url),
+         line_items = EXCLUDED.line_items, total_minor = EXCLUDED.total_minor, subtotal_minor = EXCLUDED.subtotal_minor,
+         currency = EXCLUDED.currency, gateways = EXCLUDED.gateways
+       RETURNING ck.id, ck.project_id, ck.shop_id, ck.token, ck.cart_token, ck.lead_id, ck.started_at
+     ), carts AS (
+       UPDATE shop_carts c SET lead_id = i.lead_id, updated_at = now()
+         FROM (SELECT DISTINCT ON (i.shop_id, i.cart_token) i.project_id, i.shop_id, i.cart_token, i.lead_id
+                 FROM input i JOIN claimed ON claimed.id = i.event_id
+                WHERE i.cart_token IS NOT NULL AND i.lead_id IS NOT NULL
+                ORDER BY i.shop_id, i.cart_token) i
+        WHERE c.project_id = i.project_id AND c.shop_id = i.shop_id AND c.token = i.cart_token AND c.lead_id IS NULL
+     ), timers AS (
+       INSERT INTO abandoned_cart_steps (id, project_id, shop_id, checkout_id, step, due_at, lead_id)
+       SELECT i.timer_id, ck.project_id, ck.shop_id, ck.id, 1,
+              ck.started_at + i.first_step_seconds * interval '1 second', ck.lead_id
+         FROM ck JOIN input i ON i.shop_id = ck.shop_id AND i.token = ck.token
+        WHERE i.first_step_seconds IS NOT NULL AND i.email IS NOT NULL AND NOT ${ORDER_CLOSES_CHECKOUT}
+       ON CONFLICT (checkout_id, step) DO NOTHING
+     )
+     SELECT id FROM claimed`,
     [
-      timeOrderedUuid(),
-      projectId,
-      shopId,
-      co.token,
-      co.cartToken,
-      co.email,
-      co.leadId,
-      co.recoveryUrl,
-      JSON.stringify(co.lineItems),
-      co.totalMinor.toString(),
-      co.subtotalMinor?.toString() ?? null,
-      co.currency,
-      co.gateways,
-      co.startedAt,
+      checkouts.map((c) => c.eventId),
+      timeOrderedUuids(checkouts.length),
+      checkouts.map((c) => c.projectId),
+      checkouts.map((c) => c.shopId),
+      checkouts.map((c) => c.input.token),
+      checkouts.map((c) => c.input.cartToken),
+      checkouts.map((c) => c.input.email),
+      checkouts.map((c) => c.input.leadId),
+      checkouts.map((c) => c.input.recoveryUrl),
+      checkouts.map((c) => JSON.stringify(c.input.lineItems)),
+      checkouts.map((c) => c.input.totalMinor.toString()),
+      checkouts.map((c) => c.input.subtotalMinor?.toString() ?? null),
+      checkouts.map((c) => c.input.currency),
+      checkouts.map((c) => JSON.stringify(c.input.gateways)),
+      checkouts.map((c) => c.input.startedAt),
+      checkouts.map((c) => c.input.firstStepSeconds),
+      timeOrderedUuids(checkouts.length),
     ],
   );
-  const checkoutId = rows[0]!.id;
-  if (co.cartToken && co.leadId)
-    await client.query(
-      "UPDATE shop_carts SET lead_id = $4, updated_at = now() WHERE project_id = $1 AND shop_id = $2 AND token = $3 AND lead_id IS NULL",
-      [projectId, shopId, co.cartToken, co.leadId],
-    );
-  if (firstStepSeconds === null || !co.email) return { checkoutId, timerStarted: false };
-  const timer = await client.query(
-    `INSERT INTO abandoned_cart_steps (id, project_id, shop_id, checkout_id, step, due_at, lead_id)
-     SELECT $1, $2, $3, ck.id, 1, ck.started_at + $5::int * interval '1 second', ck.lead_id
-       FROM shop_checkouts ck WHERE ck.id = $4 AND NOT ${ORDER_CLOSES_CHECKOUT}
-     ON CONFLICT (checkout_id, step) DO NOTHING`,
-    [timeOrderedUuid(), projectId, shopId, checkoutId, firstStepSeconds],
-  );
-  return { checkoutId, timerStarted: (timer.rowCount ?? 0) > 0 };
+  return new Set(rows.map((r) => r.id));
 }
 
 export interface OrderInput {
@@ -156,106 +211,142 @@ export interface AttributionCandidate {
   at: string;
 }
 
-export interface OrderOutcome {
-  /** false: the order was already stored (a second delivery under another webhook id) */
-  stored: boolean;
-  stoppedSteps: number;
+export interface Attribution {
   touch: "click" | "open" | null;
-  campaignId: string | null;
+  winner: AttributionCandidate | null;
   revenueMinor: bigint;
   candidates: AttributionCandidate[];
 }
 
 /**
- * Stores the order, stops every pending abandoned-cart step it closes, attaches its cart, and attributes its
- * revenue by last touch: the campaign or automation email to the buyer clicked last within the click window,
- * else opened last within the open window (0 turns opens off). Every touch inside the windows is kept as a
- * candidate. Test and cancelled orders are stored and attributed, with no revenue.
+ * Revenue attribution by last touch for a batch of orders in one statement: the campaign or automation email to
+ * the buyer clicked last within the click window, else opened last within the open window (0 turns opens off).
+ * Every touch inside the windows is kept as a candidate. Test and cancelled orders are attributed, with no revenue.
  */
-export async function storeOrder(
-  client: PoolClient,
-  projectId: string,
-  shopId: string,
-  order: OrderInput,
-  windows: { clickHours: number; openHours: number },
-): Promise<OrderOutcome> {
-  const candidates = order.email
-    ? (
-        await client.query<AttributionCandidate>(
-          `SELECT a.id AS activity_id, a.campaign_id, m.automation_run_id, t.touch, to_json(t.at) #>> '{}' AS at
-             FROM activities a
-             JOIN email_messages m ON m.id = a.email_message_id
-             CROSS JOIN LATERAL (VALUES ('click', a.clicked_first_at), ('open', a.opened_first_at)) AS t(touch, at)
-            WHERE a.project_id = $1 AND NOT a.is_test AND lower(a.recipient) = lower($2)
+export async function attributeOrders(
+  db: Pick<Db, "pool">,
+  orders: { projectId: string; order: OrderInput; clickHours: number; openHours: number }[],
+): Promise<Attribution[]> {
+  const withEmail = orders.map((o, i) => ({ ...o, i })).filter((o) => o.order.email);
+  const byOrder = new Map<number, AttributionCandidate[]>();
+  if (withEmail.length) {
+    const { rows } = await db.pool.query<AttributionCandidate & { n: number }>(
+      `SELECT i.n, a.id AS activity_id, a.campaign_id, m.automation_run_id, t.touch, to_json(t.at) #>> '{}' AS at
+         FROM unnest($1::int[], $2::uuid[], $3::text[], $4::timestamptz[], $5::int[], $6::int[])
+           AS i(n, project_id, email, placed_at, click_hours, open_hours)
+         JOIN activities a ON a.project_id = i.project_id AND NOT a.is_test AND lower(a.recipient) = lower(i.email)
               -- a touch inside the window comes from a send made at most 30 days before it (bounds the scan)
-              AND a.created_at >= $3::timestamptz - greatest($4::int, $5::int) * interval '1 hour' - interval '30 days'
-              AND (a.campaign_id IS NOT NULL OR m.automation_run_id IS NOT NULL)
-              AND t.at IS NOT NULL AND t.at <= $3::timestamptz
-              AND ((t.touch = 'click' AND t.at >= $3::timestamptz - $4::int * interval '1 hour')
-                OR (t.touch = 'open' AND $5::int > 0 AND t.at >= $3::timestamptz - $5::int * interval '1 hour'))
-            ORDER BY t.at DESC`,
-          [projectId, order.email, order.placedAt, windows.clickHours, windows.openHours],
-        )
-      ).rows
-    : [];
-  const winner =
-    candidates.find((c) => c.touch === "click") ?? candidates.find((c) => c.touch === "open") ?? null;
-  const revenue = winner && !order.test && !order.cancelled ? order.totalMinor : 0n;
-  const ins = await client.query(
-    `INSERT INTO shop_orders (id, project_id, shop_id, order_id, email, lead_id, cart_token, checkout_token,
-        total_minor, currency, presentment_total_minor, presentment_currency, payments, test, cancelled,
-        financial_status, placed_at, attributed_touch, attributed_activity_id, attributed_campaign_id,
-        attributed_automation_run_id, attributed_revenue_minor, attribution_candidates)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::jsonb, $14, $15, $16, $17, $18, $19, $20, $21, $22,
-             $23::jsonb)
-     ON CONFLICT (shop_id, order_id) DO NOTHING`,
+              AND a.created_at >= i.placed_at - greatest(i.click_hours, i.open_hours) * interval '1 hour'
+                                 - interval '30 days'
+         JOIN email_messages m ON m.id = a.email_message_id
+        CROSS JOIN LATERAL (VALUES ('click', a.clicked_first_at), ('open', a.opened_first_at)) AS t(touch, at)
+        WHERE (a.campaign_id IS NOT NULL OR m.automation_run_id IS NOT NULL)
+          AND t.at IS NOT NULL AND t.at <= i.placed_at
+          AND ((t.touch = 'click' AND t.at >= i.placed_at - i.click_hours * interval '1 hour')
+            OR (t.touch = 'open' AND i.open_hours > 0 AND t.at >= i.placed_at - i.open_hours * interval '1 hour'))
+        ORDER BY i.n, t.at DESC`,
+      [
+        withEmail.map((o) => o.i),
+        withEmail.map((o) => o.projectId),
+        withEmail.map((o) => o.order.email),
+        withEmail.map((o) => o.order.placedAt),
+        withEmail.map((o) => o.clickHours),
+        withEmail.map((o) => o.openHours),
+      ],
+    );
+    for (const { n, ...c } of rows) {
+      const list = byOrder.get(n);
+      if (list) list.push(c);
+      else byOrder.set(n, [c]);
+    }
+  }
+  return orders.map((o, i) => {
+    const candidates = byOrder.get(i) ?? [];
+    const winner =
+      candidates.find((c) => c.touch === "click") ?? candidates.find((c) => c.touch === "open") ?? null;
+    const revenueMinor = winner && !o.order.test && !o.order.cancelled ? o.order.totalMinor : 0n;
+    return { touch: winner?.touch ?? null, winner, revenueMinor, candidates };
+  });
+}
+
+/**
+ * Stores orders with their attribution (an order already stored under another webhook id stays as it is), stops
+ * every pending abandoned-cart step each one closes (its checkout, its cart, or a checkout of its buyer started
+ * before it), and attaches its cart to the lead.
+ */
+export async function applyOrders(
+  db: Pick<Db, "pool">,
+  orders: Applied<OrderInput & { attribution: Attribution }>[],
+): Promise<Set<string>> {
+  const { rows } = await db.pool.query<{ id: string }>(
+    `WITH input AS (
+       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::text[], $7::uuid[],
+                            $8::text[], $9::text[], $10::bigint[], $11::text[], $12::bigint[], $13::text[],
+                            $14::jsonb[], $15::bool[], $16::bool[], $17::text[], $18::timestamptz[], $19::text[],
+                            $20::uuid[], $21::uuid[], $22::uuid[], $23::bigint[], $24::jsonb[])
+         AS t(event_id, id, project_id, shop_id, order_id, email, lead_id, cart_token, checkout_token, total_minor,
+              currency, presentment_total_minor, presentment_currency, payments, test, cancelled, financial_status,
+              placed_at, attributed_touch, attributed_activity_id, attributed_campaign_id,
+              attributed_automation_run_id, attributed_revenue_minor, attribution_candidates)
+     ), ${CLAIM}, mine AS (
+       SELECT i.* FROM input i JOIN claimed ON claimed.id = i.event_id
+     ), ins AS (
+       INSERT INTO shop_orders (id, project_id, shop_id, order_id, email, lead_id, cart_token, checkout_token,
+          total_minor, currency, presentment_total_minor, presentment_currency, payments, test, cancelled,
+          financial_status, placed_at, attributed_touch, attributed_activity_id, attributed_campaign_id,
+          attributed_automation_run_id, attributed_revenue_minor, attribution_candidates)
+       SELECT id, project_id, shop_id, order_id, email, lead_id, cart_token, checkout_token, total_minor, currency,
+              presentment_total_minor, presentment_currency, payments, test, cancelled, financial_status, placed_at,
+              attributed_touch, attributed_activity_id, attributed_campaign_id, attributed_automation_run_id,
+              attributed_revenue_minor, attribution_candidates
+         FROM mine ORDER BY shop_id, order_id
+       ON CONFLICT (shop_id, order_id) DO NOTHING
+     ), closed AS (
+       SELECT ck.id FROM mine i JOIN shop_checkouts ck ON ck.shop_id = i.shop_id AND ck.token = i.checkout_token
+       UNION
+       SELECT ck.id FROM mine i JOIN shop_checkouts ck ON ck.shop_id = i.shop_id AND ck.cart_token = i.cart_token
+       UNION
+       SELECT ck.id FROM mine i JOIN shop_checkouts ck
+           ON ck.shop_id = i.shop_id AND ck.lead_id = i.lead_id AND ck.started_at <= i.placed_at
+     ), stopped AS (
+       UPDATE abandoned_cart_steps s SET status = 'stopped', reason = 'order placed', updated_at = now()
+         FROM (SELECT id FROM closed ORDER BY id) ck
+        WHERE s.checkout_id = ck.id AND s.status IN ('pending', 'sending')
+     ), carts AS (
+       UPDATE shop_carts c SET lead_id = i.lead_id, updated_at = now()
+         FROM (SELECT DISTINCT ON (shop_id, cart_token) project_id, shop_id, cart_token, lead_id FROM mine
+                WHERE cart_token IS NOT NULL AND lead_id IS NOT NULL ORDER BY shop_id, cart_token) i
+        WHERE c.project_id = i.project_id AND c.shop_id = i.shop_id AND c.token = i.cart_token AND c.lead_id IS NULL
+     )
+     SELECT id FROM claimed`,
     [
-      timeOrderedUuid(),
-      projectId,
-      shopId,
-      order.orderId,
-      order.email,
-      order.leadId,
-      order.cartToken,
-      order.checkoutToken,
-      order.totalMinor.toString(),
-      order.currency,
-      order.presentmentTotalMinor?.toString() ?? null,
-      order.presentmentCurrency,
-      JSON.stringify(order.payments),
-      order.test,
-      order.cancelled,
-      order.financialStatus,
-      order.placedAt,
-      winner?.touch ?? null,
-      winner?.activity_id ?? null,
-      winner?.campaign_id ?? null,
-      winner?.automation_run_id ?? null,
-      revenue.toString(),
-      JSON.stringify(candidates),
+      orders.map((o) => o.eventId),
+      timeOrderedUuids(orders.length),
+      orders.map((o) => o.projectId),
+      orders.map((o) => o.shopId),
+      orders.map((o) => o.input.orderId),
+      orders.map((o) => o.input.email),
+      orders.map((o) => o.input.leadId),
+      orders.map((o) => o.input.cartToken),
+      orders.map((o) => o.input.checkoutToken),
+      orders.map((o) => o.input.totalMinor.toString()),
+      orders.map((o) => o.input.currency),
+      orders.map((o) => o.input.presentmentTotalMinor?.toString() ?? null),
+      orders.map((o) => o.input.presentmentCurrency),
+      orders.map((o) => JSON.stringify(o.input.payments)),
+      orders.map((o) => o.input.test),
+      orders.map((o) => o.input.cancelled),
+      orders.map((o) => o.input.financialStatus),
+      orders.map((o) => o.input.placedAt),
+      orders.map((o) => o.input.attribution.touch),
+      orders.map((o) => o.input.attribution.winner?.activity_id ?? null),
+      orders.map((o) => o.input.attribution.winner?.campaign_id ?? null),
+      orders.map((o) => o.input.attribution.winner?.automation_run_id ?? null),
+      orders.map((o) => o.input.attribution.revenueMinor.toString()),
+      orders.map((o) => JSON.stringify(o.input.attribution.candidates)),
     ],
   );
-  const stored = (ins.rowCount ?? 0) === 1;
-  const stopped = await client.query(
-    `UPDATE abandoned_cart_steps s SET status = 'stopped', reason = 'order placed', updated_at = now()
-       FROM shop_checkouts ck
-      WHERE s.checkout_id = ck.id AND s.project_id = $1 AND ck.shop_id = $2 AND s.status IN ('pending', 'sending')
-        AND (ck.token = $3 OR ck.cart_token = $4 OR (lower(ck.email) = lower($5) AND ck.started_at <= $6))`,
-    [projectId, shopId, order.checkoutToken, order.cartToken, order.email, order.placedAt],
-  );
-  if (order.cartToken && order.leadId)
-    await client.query(
-      "UPDATE shop_carts SET lead_id = $4, updated_at = now() WHERE project_id = $1 AND shop_id = $2 AND token = $3 AND lead_id IS NULL",
-      [projectId, shopId, order.cartToken, order.leadId],
-    );
-  return {
-    stored,
-    stoppedSteps: stopped.rowCount ?? 0,
-    touch: winner?.touch ?? null,
-    campaignId: winner?.campaign_id ?? null,
-    revenueMinor: revenue,
-    candidates,
-  };
+  return new Set(rows.map((r) => r.id));
 }
 
 export { ORDER_CLOSES_CHECKOUT };

@@ -1,6 +1,6 @@
 import type { Db } from "../create-db";
 import type { NewOutboxRow } from "../outbox";
-import { timeOrderedUuid } from "../time-ordered-uuid";
+import { timeOrderedUuids } from "../time-ordered-uuid";
 
 export interface StoredShopWebhook {
   id: string;
@@ -13,52 +13,80 @@ export interface StoredShopWebhook {
   processed_at: Date | null;
 }
 
+export interface NewShopWebhook {
+  id: string;
+  projectId: string;
+  shopId: string;
+  webhookId: string;
+  topic: string;
+  payload: unknown;
+  /** the outbox row that queues it, written in the same statement */
+  outbox: NewOutboxRow;
+}
+
 /**
- * Stores one delivery and the outbox row that queues it, in one statement (one commit): the receiver answers 200
- * only after both are durable. A webhook id the shop already delivered stores nothing and answers `duplicate`:
- * concurrent deliveries of one id wait on the unique index, and exactly one of them inserts.
+ * Stores deliveries and the outbox rows that queue them, in one statement (one commit): the receiver answers 200
+ * only after both are durable. A webhook id the shop already delivered (before, or earlier in the same batch)
+ * stores nothing and answers `duplicate`: concurrent deliveries of one id wait on the unique index, and exactly one
+ * of them inserts. Rows go in (shop, webhook id) order, so two batches that share ids wait on each other in one
+ * order and cannot deadlock. The raw body is stored as the client sent it (`payloadJson`), not re-serialised.
  */
-export async function recordShopWebhook(
-  db: Db,
-  row: { id: string; projectId: string; shopId: string; webhookId: string; topic: string; payload: unknown },
-  outbox: NewOutboxRow,
-): Promise<"stored" | "duplicate"> {
-  const { rows } = await db.pool.query<{ n: number }>(
-    `WITH ins AS (
+export async function recordShopWebhooks(
+  db: Pick<Db, "pool">,
+  rows: (Omit<NewShopWebhook, "payload"> & { payloadJson: string })[],
+): Promise<("stored" | "duplicate")[]> {
+  const outboxIds = timeOrderedUuids(rows.length);
+  const { rows: stored } = await db.pool.query<{ id: string }>(
+    `WITH input AS (
+       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::jsonb[], $7::uuid[],
+                            $8::text[], $9::text[], $10::jsonb[])
+         AS t(id, project_id, shop_id, webhook_id, topic, payload, outbox_id, exchange, routing_key, envelope)
+     ), ins AS (
        INSERT INTO shop_webhook_events (id, project_id, shop_id, webhook_id, topic, payload)
-       VALUES ($1, $2, $3, $4, $5, $6::jsonb)
+       SELECT id, project_id, shop_id, webhook_id, topic, payload FROM input ORDER BY shop_id, webhook_id
        ON CONFLICT (shop_id, webhook_id) DO NOTHING RETURNING id
      ), ob AS (
        INSERT INTO outbox_messages (id, exchange, routing_key, payload)
-       SELECT $7, $8, $9, $10::jsonb FROM ins
+       SELECT i.outbox_id, i.exchange, i.routing_key, i.envelope FROM input i JOIN ins ON ins.id = i.id
      )
-     SELECT count(*)::int AS n FROM ins`,
+     SELECT id FROM ins`,
     [
-      row.id,
-      row.projectId,
-      row.shopId,
-      row.webhookId,
-      row.topic,
-      JSON.stringify(row.payload),
-      timeOrderedUuid(),
-      outbox.exchange,
-      outbox.routingKey,
-      JSON.stringify(outbox.payload),
+      rows.map((r) => r.id),
+      rows.map((r) => r.projectId),
+      rows.map((r) => r.shopId),
+      rows.map((r) => r.webhookId),
+      rows.map((r) => r.topic),
+      rows.map((r) => r.payloadJson),
+      outboxIds,
+      rows.map((r) => r.outbox.exchange),
+      rows.map((r) => r.outbox.routingKey),
+      rows.map((r) => JSON.stringify(r.outbox.payload)),
     ],
   );
-  return rows[0]!.n === 1 ? "stored" : "duplicate";
+  const ids = new Set(stored.map((r) => r.id));
+  return rows.map((r) => (ids.has(r.id) ? "stored" : "duplicate"));
 }
 
-export async function findShopWebhook(
-  db: Db,
-  projectId: string,
-  id: string,
-): Promise<StoredShopWebhook | undefined> {
-  return (
-    await db.pool.query<StoredShopWebhook>(
-      `SELECT id, project_id, shop_id, webhook_id, topic, payload, received_at, processed_at
-         FROM shop_webhook_events WHERE project_id = $1 AND id = $2`,
-      [projectId, id],
-    )
-  ).rows[0];
+/** A stored delivery with what processing it needs from its shop's connection (null: the shop is gone). */
+export interface ShopWebhookToProcess extends StoredShopWebhook {
+  shop_domain: string | null;
+  click_window_hours: number | null;
+  open_window_hours: number | null;
+  abandoned_steps_minutes: number[] | null;
+}
+
+/** The deliveries a batch of messages names, each with its shop's settings, in one round trip. */
+export async function findShopWebhooks(
+  db: Pick<Db, "pool">,
+  refs: { projectId: string; id: string }[],
+): Promise<Map<string, ShopWebhookToProcess>> {
+  const { rows } = await db.pool.query<ShopWebhookToProcess>(
+    `SELECT e.id, e.project_id, e.shop_id, e.webhook_id, e.topic, e.payload, e.received_at, e.processed_at,
+            sc.shop_domain, sc.click_window_hours, sc.open_window_hours, sc.abandoned_steps_minutes
+       FROM unnest($1::uuid[], $2::uuid[]) AS t(project_id, id)
+       JOIN shop_webhook_events e ON e.project_id = t.project_id AND e.id = t.id
+       LEFT JOIN shop_connections sc ON sc.project_id = e.project_id AND sc.id = e.shop_id`,
+    [refs.map((r) => r.projectId), refs.map((r) => r.id)],
+  );
+  return new Map(rows.map((r) => [r.id, r]));
 }
