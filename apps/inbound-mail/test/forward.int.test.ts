@@ -139,9 +139,17 @@ describe("the inbound webhook (spec 6.2)", () => {
       is_test: true,
       data: { original_outbound: { activity_id: sent.activityId } },
     });
-    const delivery = await stack.db.pool.query(
-      "SELECT kind, event, status, attempts FROM webhook_deliveries WHERE project_id = $1",
-      [p.projectId],
+    // webhook-dispatcher records the attempt once the receiver has answered, just after the hit arrived
+    const delivery = await waitFor(
+      async () => {
+        const r = await stack.db.pool.query(
+          "SELECT kind, event, status, attempts FROM webhook_deliveries WHERE project_id = $1",
+          [p.projectId],
+        );
+        return r.rows.some((d: { status: string }) => d.status !== "pending") ? r : undefined;
+      },
+      10_000,
+      "the delivery recorded",
     );
     expect(delivery.rows).toEqual([
       { kind: "inbound", event: "email.inbound", status: "succeeded", attempts: 1 },

@@ -17,13 +17,22 @@ export interface OutboundSend {
   subject: string;
   recipient: string;
   fromEmail: string;
+  /**
+   * The thread replies to this send are in, once its first reply created it: the reply then needs no statement of
+   * its own to find it (a round trip per reply, which costs more than the lookup on a busy machine).
+   */
+  threadId: string | null;
 }
 
+/** The send's columns; every query naming them joins `th`, the send's thread if there is one yet. */
 const SEND_COLUMNS = `
   a.id AS activity_id, a.project_id, a.is_test, a.email_message_id, COALESCE(a.campaign_id, m.campaign_id) AS campaign_id,
   a.email_type, m.source, a.reply_token IS NOT NULL AS has_reply_token,
   COALESCE(a.message_id, CASE WHEN a.provider_message_id IS NULL THEN NULL ELSE lower(a.provider_message_id) || '@' || $DOMAIN END) AS message_id,
-  m.subject, a.recipient, m.from_email`;
+  m.subject, a.recipient, m.from_email, th.id AS thread_id`;
+
+/** The send's thread (unique per project and activity), when a reply created it already. */
+const THREAD_JOIN = "LEFT JOIN inbound_threads th ON th.project_id = a.project_id AND th.activity_id = a.id";
 
 interface SendRow {
   activity_id: string;
@@ -38,6 +47,7 @@ interface SendRow {
   subject: string;
   recipient: string;
   from_email: string;
+  thread_id: string | null;
   key?: string;
 }
 
@@ -54,6 +64,7 @@ const toSend = (r: SendRow): OutboundSend => ({
   subject: r.subject,
   recipient: r.recipient,
   fromEmail: r.from_email,
+  threadId: r.thread_id,
 });
 
 /** Lookups of the thread rules (spec 4.9 step 3), each scoped as the rule demands. */
@@ -90,6 +101,7 @@ export function createResolveRepo(db: Db, domain: string): ResolveRepo {
            FROM reply_tokens t
            JOIN activities a ON a.id = t.activity_id AND a.project_id = t.project_id
            JOIN email_messages m ON m.id = a.email_message_id
+           ${THREAD_JOIN}
           WHERE t.token = ANY($1::text[])`,
         [tokens, domain],
       );
@@ -97,7 +109,7 @@ export function createResolveRepo(db: Db, domain: string): ResolveRepo {
     },
     async byLegacy(projectId, activityId) {
       const { rows } = await db.pool.query<SendRow>(
-        `SELECT ${cols} FROM activities a JOIN email_messages m ON m.id = a.email_message_id
+        `SELECT ${cols} FROM activities a JOIN email_messages m ON m.id = a.email_message_id ${THREAD_JOIN}
           WHERE a.id = $1::uuid AND a.project_id = $3::uuid`,
         [activityId, domain, projectId],
       );
@@ -110,7 +122,7 @@ export function createResolveRepo(db: Db, domain: string): ResolveRepo {
         .filter((id) => /@([a-z0-9-]+\.)?amazonses\.com$/.test(id))
         .map((id) => id.slice(0, id.lastIndexOf("@")));
       const { rows } = await db.pool.query<SendRow>(
-        `SELECT ${cols} FROM activities a JOIN email_messages m ON m.id = a.email_message_id
+        `SELECT ${cols} FROM activities a JOIN email_messages m ON m.id = a.email_message_id ${THREAD_JOIN}
           WHERE a.message_id = ANY($1::text[]) OR a.provider_message_id = ANY($3::text[])`,
         [ids, domain, providerIds],
       );

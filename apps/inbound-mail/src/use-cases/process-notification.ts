@@ -2,8 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Db } from "@emailsvc/db";
 import type { Logger, Metrics } from "@emailsvc/observability";
 import {
-  getObjectBytes,
-  headObjectSize,
+  getObjectUpTo,
   putObject,
   type S3ClientType,
   sendBounce,
@@ -56,10 +55,10 @@ const attachmentKey = (projectId: string | null, messageId: string, position: nu
   `attachments/${projectId ?? "unmatched"}/${messageId}/${position}-${name}`;
 
 /**
- * One stored notification → one stored reply (or a refusal): HeadObject (size first: a reply over the limit is
- * bounced through SES SendBounce without being downloaded), GetObject from the configured bucket only, parse,
- * thread, attachments to S3, then the message, thread, attachments and email.inbound outbox row in one
- * transaction. Idempotent: a notification already finished is left alone; the reply's id is the notification's,
+ * One stored notification → one stored reply (or a refusal): one ranged GetObject from the configured bucket
+ * only (size first: a reply over the limit is bounced through SES SendBounce without more than the limit
+ * downloaded), parse, thread, attachments to S3, then the message, thread, attachments and email.inbound outbox
+ * row in one statement. Idempotent: a notification already finished is left alone; the reply's id is the notification's,
  * so a retry after a crash writes the same attachment keys.
  * `lastAttempt`: a missing S3 object is retried until then, then recorded as failed.
  */
@@ -74,6 +73,7 @@ export async function processNotification(
   const cfg = deps.config;
 
   let size: number;
+  let raw: Buffer | null;
   if (n.actionType === "S3") {
     // Never a bucket the message names: a notification pointing elsewhere is refused, not followed.
     if (n.bucketName !== cfg.bucket) {
@@ -86,7 +86,9 @@ export async function processNotification(
       );
       return "failed";
     }
-    const found = await headObjectSize(deps.s3, cfg.bucket, n.objectKey!);
+    // Size first: a GET of at most the limit + 1 bytes names the object's size, so a reply over the limit is
+    // bounced without being downloaded, and one within it is read by the same request.
+    const found = await getObjectUpTo(deps.s3, cfg.bucket, n.objectKey!, cfg.maxBytes);
     if (found === null) {
       if (!opts.lastAttempt) return "retry";
       await finishNotification(
@@ -98,20 +100,18 @@ export async function processNotification(
       );
       return "failed";
     }
-    size = found;
+    size = found.size;
+    raw = found.bytes;
   } else {
-    size = Buffer.byteLength(n.content ?? "", "latin1");
+    raw = Buffer.from(n.content ?? "", "latin1");
+    size = raw.length;
   }
 
-  if (size > cfg.maxBytes) {
+  if (size > cfg.maxBytes || raw === null) {
     await bounceTooLarge(deps, n, size);
     return "refused";
   }
 
-  const raw =
-    n.actionType === "S3"
-      ? await getObjectBytes(deps.s3, cfg.bucket, n.objectKey!)
-      : Buffer.from(n.content ?? "", "latin1");
   let parsed: ParsedReply;
   try {
     parsed = await parseMime(raw);
@@ -219,10 +219,11 @@ async function storeReply(
   const result = await storeInboundMessage(deps.db, {
     notificationId: n.id,
     participants,
+    // the subject rule's thread, else the send's own once its first reply made it, else the send's made now
     thread: !projectId
       ? null
-      : r.threadId
-        ? { existingId: r.threadId }
+      : (r.threadId ?? send?.threadId)
+        ? { existingId: (r.threadId ?? send?.threadId)! }
         : {
             create: {
               projectId,

@@ -22,6 +22,38 @@ export async function getObjectBytes(s3: S3Client, bucket: string, key: string):
   return Buffer.from(await out.Body.transformToByteArray());
 }
 
+/**
+ * The object's size, and its bytes when it holds at most `maxBytes`, in one request: a GET of its first
+ * `maxBytes + 1` bytes, whose Content-Range names the whole object's size. A larger object is known to be too large
+ * without more than the limit downloaded, and a small one costs one round trip instead of a HeadObject and a
+ * GetObject. Null when there is no such object.
+ */
+export async function getObjectUpTo(
+  s3: S3Client,
+  bucket: string,
+  key: string,
+  maxBytes: number,
+): Promise<{ size: number; bytes: Buffer | null } | null> {
+  let out;
+  try {
+    out = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: key, Range: `bytes=0-${maxBytes}` }));
+  } catch (err) {
+    const e = err as { name?: string; $metadata?: { httpStatusCode?: number } };
+    if (e.name === "NoSuchKey" || e.name === "NotFound" || e.$metadata?.httpStatusCode === 404) return null;
+    // an empty object has no first byte to give: S3 answers 416
+    if (e.name === "InvalidRange" || e.$metadata?.httpStatusCode === 416)
+      return { size: 0, bytes: Buffer.alloc(0) };
+    throw err;
+  }
+  if (!out.Body) throw new Error(`S3 object ${bucket}/${key} has no body`);
+  // read to the end either way (at most maxBytes + 1 bytes), so the connection is reused
+  const bytes = Buffer.from(await out.Body.transformToByteArray());
+  // a server that ignores Range answers 200 with the whole object and no Content-Range
+  const total = /\/(\d+)\s*$/.exec(out.ContentRange ?? "")?.[1];
+  const size = total !== undefined ? Number(total) : bytes.length;
+  return { size, bytes: size > maxBytes ? null : bytes };
+}
+
 /** The object's size in bytes, or null when there is no such object. */
 export async function headObjectSize(s3: S3Client, bucket: string, key: string): Promise<number | null> {
   try {
