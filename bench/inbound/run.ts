@@ -12,6 +12,7 @@
  * Run: pnpm --filter @emailsvc/bench exec tsx --conditions=development inbound/run.ts [--n 5000]
  */
 import { createHmac, randomBytes, randomUUID } from "node:crypto";
+import fs from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { simpleParser } from "mailparser";
@@ -27,7 +28,28 @@ const IN_FLIGHT = numArg("in-flight", 32);
 const INBOUND_DOMAIN = process.env.INBOUND_DOMAIN ?? "inbound.localhost";
 const OFFSET = Number(process.env.STACK_PORT_OFFSET ?? 0);
 
-/** The processes a reply goes through, found by the ports they listen on (PostgreSQL and RabbitMQ are shared). */
+/**
+ * PostgreSQL's backends serving this stack's database (their process title names it): the server is shared, and
+ * the postmaster with all its children also counted other stacks' work, and counted a backend that ended between
+ * the two snapshots (another client disconnecting) as negative CPU.
+ */
+function backendsOf(database: string): number[] {
+  const postmaster = pidListeningOn(5432);
+  if (!postmaster) return [];
+  return withChildren(postmaster).filter((pid) => {
+    try {
+      // "postgres: 15/main: <user> <database> <client> <state>"
+      return fs
+        .readFileSync(`/proc/${pid}/cmdline`, "utf8")
+        .split(/[\s\0]+/)
+        .includes(database);
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** The processes a reply goes through, found by the ports they listen on (RabbitMQ is shared: its figure is not ours alone). */
 function groups(): ProcGroup[] {
   const byPort = (port: number) => () => {
     const pid = pidListeningOn(port);
@@ -39,13 +61,7 @@ function groups(): ProcGroup[] {
     { name: "gateway", find: byPort(8080 + OFFSET) },
     { name: "simulator", find: byPort(4566 + OFFSET) },
     { name: "s3rver", find: byPort(4569 + OFFSET) },
-    {
-      name: "postgresql",
-      find: () => {
-        const pid = pidListeningOn(5432);
-        return pid ? withChildren(pid) : [];
-      },
-    },
+    { name: "postgresql", find: () => backendsOf(new URL(DATABASE_URL).pathname.slice(1)) },
     { name: "rabbitmq", find: byPort(5672) },
   ];
 }
