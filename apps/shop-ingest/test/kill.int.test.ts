@@ -105,7 +105,8 @@ it("a shop-ingest SIGKILLed mid-send leaves its claims to the next one: every st
     [p.projectId],
   );
   expect({ messages, activities }).toEqual({ messages: N, activities: N });
-});
+  // two processes' start-up and 300 sends: 9 s on a quiet machine, 29 s while other suites load both cores
+}, 180_000);
 
 it("serves exactly the routes the OpenAPI document lists under shop-ingest, fast path included", async () => {
   const app = createApp(h.deps);

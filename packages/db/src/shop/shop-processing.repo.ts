@@ -30,6 +30,15 @@ export function roundsByKey<T>(items: T[], key: (t: T) => string): T[][] {
   return rounds;
 }
 
+/**
+ * A batch's rows as one JSON document for `jsonb_to_recordset($1::jsonb)`: one native JSON.stringify for the lot,
+ * where a parameter array per column has pg escape every JSON value into an array literal (and PostgreSQL
+ * unescape it). Money travels as text (bigint), dates as ISO strings.
+ */
+function recordset(rows: Record<string, unknown>[]): string {
+  return JSON.stringify(rows);
+}
+
 export interface CartInput {
   token: string;
   lineItems: unknown[];
@@ -52,11 +61,12 @@ export interface Applied<T> {
  * The carts must have distinct (shop, token).
  */
 export async function applyCarts(db: Pick<Db, "pool">, carts: Applied<CartInput>[]): Promise<Set<string>> {
+  const ids = timeOrderedUuids(carts.length);
   const { rows } = await db.pool.query<{ id: string }>(
     `WITH input AS (
-       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::jsonb[], $7::bigint[],
-                            $8::text[], $9::timestamptz[])
-         AS t(event_id, id, project_id, shop_id, token, line_items, total_minor, currency, updated_at)
+       SELECT * FROM jsonb_to_recordset($1::jsonb)
+         AS t(event_id uuid, id uuid, project_id uuid, shop_id uuid, token text, line_items jsonb, total_minor bigint,
+              currency text, updated_at timestamptz)
      ), ${CLAIM}, up AS (
        INSERT INTO shop_carts AS c (id, project_id, shop_id, token, line_items, total_minor, currency,
                                     platform_updated_at, lead_id)
@@ -74,15 +84,19 @@ export async function applyCarts(db: Pick<Db, "pool">, carts: Applied<CartInput>
      )
      SELECT id FROM claimed`,
     [
-      carts.map((c) => c.eventId),
-      timeOrderedUuids(carts.length),
-      carts.map((c) => c.projectId),
-      carts.map((c) => c.shopId),
-      carts.map((c) => c.input.token),
-      carts.map((c) => JSON.stringify(c.input.lineItems)),
-      carts.map((c) => c.input.totalMinor.toString()),
-      carts.map((c) => c.input.currency),
-      carts.map((c) => c.input.updatedAt),
+      recordset(
+        carts.map((c, i) => ({
+          event_id: c.eventId,
+          id: ids[i],
+          project_id: c.projectId,
+          shop_id: c.shopId,
+          token: c.input.token,
+          line_items: c.input.lineItems,
+          total_minor: c.input.totalMinor.toString(),
+          currency: c.input.currency,
+          updated_at: c.input.updatedAt,
+        })),
+      ),
     ],
   );
   return new Set(rows.map((r) => r.id));
@@ -126,19 +140,19 @@ export async function applyCheckouts(
   db: Pick<Db, "pool">,
   checkouts: Applied<CheckoutInput>[],
 ): Promise<Set<string>> {
+  const ids = timeOrderedUuids(checkouts.length * 2);
   const { rows } = await db.pool.query<{ id: string }>(
     `WITH input AS (
-       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::text[], $7::text[],
-                            $8::uuid[], $9::text[], $10::jsonb[], $11::bigint[], $12::bigint[], $13::text[],
-                            $14::jsonb[], $15::timestamptz[], $16::int[], $17::uuid[])
-         AS t(event_id, id, project_id, shop_id, token, cart_token, email, lead_id, recovery_url, line_items,
-              total_minor, subtotal_minor, currency, gateways, started_at, first_step_seconds, timer_id)
+       SELECT * FROM jsonb_to_recordset($1::jsonb)
+         AS t(event_id uuid, id uuid, project_id uuid, shop_id uuid, token text, cart_token text, email text,
+              lead_id uuid, recovery_url text, line_items jsonb, total_minor bigint, subtotal_minor bigint,
+              currency text, gateways text[], started_at timestamptz, first_step_seconds int, timer_id uuid)
      ), ${CLAIM}, ck AS (
        INSERT INTO shop_checkouts AS ck (id, project_id, shop_id, token, cart_token, email, lead_id, recovery_url,
                                          line_items, total_minor, subtotal_minor, currency, gateways, started_at)
        SELECT i.id, i.project_id, i.shop_id, i.token, i.cart_token, i.email, i.lead_id, i.recovery_url,
               i.line_items, i.total_minor, i.subtotal_minor, i.currency,
-              ARRAY(SELECT jsonb_array_elements_text(i.gateways)), i.started_at
+              i.gateways, i.started_at
          FROM input i JOIN claimed ON claimed.id = i.event_id
         ORDER BY i.shop_id, i.token
        ON CONFLICT (shop_id, token) DO UPDATE SET
@@ -164,23 +178,27 @@ export async function applyCheckouts(
      )
      SELECT id FROM claimed`,
     [
-      checkouts.map((c) => c.eventId),
-      timeOrderedUuids(checkouts.length),
-      checkouts.map((c) => c.projectId),
-      checkouts.map((c) => c.shopId),
-      checkouts.map((c) => c.input.token),
-      checkouts.map((c) => c.input.cartToken),
-      checkouts.map((c) => c.input.email),
-      checkouts.map((c) => c.input.leadId),
-      checkouts.map((c) => c.input.recoveryUrl),
-      checkouts.map((c) => JSON.stringify(c.input.lineItems)),
-      checkouts.map((c) => c.input.totalMinor.toString()),
-      checkouts.map((c) => c.input.subtotalMinor?.toString() ?? null),
-      checkouts.map((c) => c.input.currency),
-      checkouts.map((c) => JSON.stringify(c.input.gateways)),
-      checkouts.map((c) => c.input.startedAt),
-      checkouts.map((c) => c.input.firstStepSeconds),
-      timeOrderedUuids(checkouts.length),
+      recordset(
+        checkouts.map((c, i) => ({
+          event_id: c.eventId,
+          id: ids[2 * i],
+          project_id: c.projectId,
+          shop_id: c.shopId,
+          token: c.input.token,
+          cart_token: c.input.cartToken,
+          email: c.input.email,
+          lead_id: c.input.leadId,
+          recovery_url: c.input.recoveryUrl,
+          line_items: c.input.lineItems,
+          total_minor: c.input.totalMinor.toString(),
+          subtotal_minor: c.input.subtotalMinor?.toString() ?? null,
+          currency: c.input.currency,
+          gateways: c.input.gateways,
+          started_at: c.input.startedAt,
+          first_step_seconds: c.input.firstStepSeconds,
+          timer_id: ids[2 * i + 1],
+        })),
+      ),
     ],
   );
   return new Set(rows.map((r) => r.id));
@@ -278,16 +296,15 @@ export async function applyOrders(
   db: Pick<Db, "pool">,
   orders: Applied<OrderInput & { attribution: Attribution }>[],
 ): Promise<Set<string>> {
+  const ids = timeOrderedUuids(orders.length);
   const { rows } = await db.pool.query<{ id: string }>(
     `WITH input AS (
-       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::text[], $7::uuid[],
-                            $8::text[], $9::text[], $10::bigint[], $11::text[], $12::bigint[], $13::text[],
-                            $14::jsonb[], $15::bool[], $16::bool[], $17::text[], $18::timestamptz[], $19::text[],
-                            $20::uuid[], $21::uuid[], $22::uuid[], $23::bigint[], $24::jsonb[])
-         AS t(event_id, id, project_id, shop_id, order_id, email, lead_id, cart_token, checkout_token, total_minor,
-              currency, presentment_total_minor, presentment_currency, payments, test, cancelled, financial_status,
-              placed_at, attributed_touch, attributed_activity_id, attributed_campaign_id,
-              attributed_automation_run_id, attributed_revenue_minor, attribution_candidates)
+       SELECT * FROM jsonb_to_recordset($1::jsonb)
+         AS t(event_id uuid, id uuid, project_id uuid, shop_id uuid, order_id text, email text, lead_id uuid,
+              cart_token text, checkout_token text, total_minor bigint, currency text, presentment_total_minor bigint,
+              presentment_currency text, payments jsonb, test bool, cancelled bool, financial_status text,
+              placed_at timestamptz, attributed_touch text, attributed_activity_id uuid, attributed_campaign_id uuid,
+              attributed_automation_run_id uuid, attributed_revenue_minor bigint, attribution_candidates jsonb)
      ), ${CLAIM}, mine AS (
        SELECT i.* FROM input i JOIN claimed ON claimed.id = i.event_id
      ), ins AS (
@@ -320,30 +337,34 @@ export async function applyOrders(
      )
      SELECT id FROM claimed`,
     [
-      orders.map((o) => o.eventId),
-      timeOrderedUuids(orders.length),
-      orders.map((o) => o.projectId),
-      orders.map((o) => o.shopId),
-      orders.map((o) => o.input.orderId),
-      orders.map((o) => o.input.email),
-      orders.map((o) => o.input.leadId),
-      orders.map((o) => o.input.cartToken),
-      orders.map((o) => o.input.checkoutToken),
-      orders.map((o) => o.input.totalMinor.toString()),
-      orders.map((o) => o.input.currency),
-      orders.map((o) => o.input.presentmentTotalMinor?.toString() ?? null),
-      orders.map((o) => o.input.presentmentCurrency),
-      orders.map((o) => JSON.stringify(o.input.payments)),
-      orders.map((o) => o.input.test),
-      orders.map((o) => o.input.cancelled),
-      orders.map((o) => o.input.financialStatus),
-      orders.map((o) => o.input.placedAt),
-      orders.map((o) => o.input.attribution.touch),
-      orders.map((o) => o.input.attribution.winner?.activity_id ?? null),
-      orders.map((o) => o.input.attribution.winner?.campaign_id ?? null),
-      orders.map((o) => o.input.attribution.winner?.automation_run_id ?? null),
-      orders.map((o) => o.input.attribution.revenueMinor.toString()),
-      orders.map((o) => JSON.stringify(o.input.attribution.candidates)),
+      recordset(
+        orders.map((o, i) => ({
+          event_id: o.eventId,
+          id: ids[i],
+          project_id: o.projectId,
+          shop_id: o.shopId,
+          order_id: o.input.orderId,
+          email: o.input.email,
+          lead_id: o.input.leadId,
+          cart_token: o.input.cartToken,
+          checkout_token: o.input.checkoutToken,
+          total_minor: o.input.totalMinor.toString(),
+          currency: o.input.currency,
+          presentment_total_minor: o.input.presentmentTotalMinor?.toString() ?? null,
+          presentment_currency: o.input.presentmentCurrency,
+          payments: o.input.payments,
+          test: o.input.test,
+          cancelled: o.input.cancelled,
+          financial_status: o.input.financialStatus,
+          placed_at: o.input.placedAt,
+          attributed_touch: o.input.attribution.touch,
+          attributed_activity_id: o.input.attribution.winner?.activity_id ?? null,
+          attributed_campaign_id: o.input.attribution.winner?.campaign_id ?? null,
+          attributed_automation_run_id: o.input.attribution.winner?.automation_run_id ?? null,
+          attributed_revenue_minor: o.input.attribution.revenueMinor.toString(),
+          attribution_candidates: o.input.attribution.candidates,
+        })),
+      ),
     ],
   );
   return new Set(rows.map((r) => r.id));
