@@ -19,7 +19,7 @@ import { randomUUID } from "node:crypto";
 import ExcelJS from "exceljs";
 import pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
-import { pidListeningOn } from "../lib/proc-cpu";
+import { cpuBetween, pidListeningOn, type ProcGroup, snapshot, withChildren } from "../lib/proc-cpu";
 import { DATABASE_URL, demo, mb, numArg, rssOf } from "../lib/stack";
 
 const d = demo();
@@ -29,6 +29,50 @@ const only = process.argv.includes("--only") ? process.argv[process.argv.indexOf
 const OFFSET = Number(process.env.STACK_PORT_OFFSET ?? 0);
 const SCHEDULER_PORT = 3005 + OFFSET;
 const ADMIN = { Authorization: `Bearer ${d.admin_token}` };
+
+/** The processes an import runs through, found by their ports (PostgreSQL and RabbitMQ are shared: a quiet machine). */
+const byPort =
+  (port: number, children = false) =>
+  () => {
+    const pid = pidListeningOn(port);
+    return pid ? (children ? withChildren(pid) : [pid]) : [];
+  };
+/**
+ * PostgreSQL's CPU ms: its backends now, plus the postmaster's own and that of the backends it has reaped
+ * (cutime + cstime): a backend that ends between two snapshots (the runner releases its extra chunk connections
+ * at the end) would otherwise take its CPU with it.
+ */
+function postgresCpuMs(): number {
+  const pid = pidListeningOn(5432);
+  if (!pid) return 0;
+  let ms = 0;
+  for (const p of withChildren(pid)) {
+    try {
+      const stat = fs.readFileSync(`/proc/${p}/stat`, "utf8");
+      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      ms += (Number(f[11]) + Number(f[12]) + (p === pid ? Number(f[13]) + Number(f[14]) : 0)) * 10;
+    } catch {
+      /* ended meanwhile: counted in the postmaster's cutime from now on */
+    }
+  }
+  return ms;
+}
+const PG_GROUP = { name: "postgresql" };
+const GROUPS: ProcGroup[] = [
+  { name: "scheduler", find: byPort(SCHEDULER_PORT) },
+  { name: "s3rver", find: byPort(4569 + OFFSET) },
+  { name: "public-api", find: byPort(3001 + OFFSET) },
+  { name: "rabbitmq", find: byPort(5672) },
+];
+/** CPU ms of each group now, PostgreSQL counted with its reaped backends. */
+function cpuNow(groups = GROUPS, withPostgres = true) {
+  const snap = snapshot(groups);
+  if (withPostgres) snap.set(PG_GROUP.name, postgresCpuMs());
+  return snap;
+}
+/** CPU ms per row of each process, "name a.b" joined. */
+const perRow = (cpu: Map<string, number>, rows: number) =>
+  [...cpu].map(([name, ms]) => `${name} ${(ms / rows).toFixed(3)}`).join(", ");
 
 /** Row i of the benchmark's contacts, the same for the CSV, the XLSX and the raw COPY. */
 const row = (i: number) => ({
@@ -79,7 +123,7 @@ async function xlsxFile(n: number): Promise<string> {
 }
 
 /** COPY of the same rows, as the import would store them, into a fresh table LIKE leads (its indexes included). */
-async function rawCopy(n: number): Promise<number> {
+async function rawCopy(n: number): Promise<{ ms: number; cpu: Map<string, number> }> {
   const client = new pg.Client({ connectionString: DATABASE_URL });
   await client.connect();
   const table = `bench_import_raw_${Date.now().toString(36)}`;
@@ -99,6 +143,8 @@ async function rawCopy(n: number): Promise<number> {
       }
       yield buf;
     }
+    const pg0 = cpuNow([]);
+    const own0 = process.cpuUsage();
     const t0 = performance.now();
     await pipeline(
       Readable.from(data()),
@@ -108,7 +154,11 @@ async function rawCopy(n: number): Promise<number> {
         ),
       ),
     );
-    return performance.now() - t0;
+    const ms = performance.now() - t0;
+    const own = process.cpuUsage(own0);
+    const cpu = cpuBetween(pg0, cpuNow([]));
+    cpu.set("bench (COPY client)", (own.user + own.system) / 1000);
+    return { ms, cpu };
   } finally {
     await client.query(`DROP TABLE IF EXISTS ${table}`).catch(() => undefined);
     await client.end();
@@ -161,6 +211,7 @@ async function importFile(file: string, rows: number, label: string) {
   const pid = pidListeningOn(SCHEDULER_PORT);
   const rss0 = await rssOf(SCHEDULER_PORT);
   const cpu0 = ticks(pid);
+  const procs0 = cpuNow();
   let rssMax = rss0;
   const sampler = setInterval(() => {
     rssOf(SCHEDULER_PORT).then(
@@ -188,6 +239,7 @@ async function importFile(file: string, rows: number, label: string) {
   const done = performance.now();
   clearInterval(sampler);
   const cpu = ticks(pid) - cpu0;
+  const procs = cpuBetween(procs0, cpuNow());
   if (job.status !== "completed") throw new Error(`job ${job.status}: ${job.failure_reason}`);
   const processingMs = new Date(job.finished_at!).getTime() - new Date(job.triggered_at!).getTime();
   return {
@@ -200,6 +252,7 @@ async function importFile(file: string, rows: number, label: string) {
     rows,
     rssGrowth: rssMax - rss0,
     schedulerCpuMs: cpu,
+    procs,
   };
 }
 
@@ -214,7 +267,7 @@ async function main() {
     const file = await csvFile(ROWS);
     console.log(`\n1. CSV: ${ROWS.toLocaleString("en-US")} rows, ${mb(fs.statSync(file).size)} (${file})`);
     const r = await importFile(file, ROWS, "csv");
-    const rawMs = await rawCopy(ROWS);
+    const { ms: rawMs, cpu: rawCpu } = await rawCopy(ROWS);
     const rate = ROWS / (r.processingMs / 1000);
     const raw = ROWS / (rawMs / 1000);
     console.log(`   counts: ${JSON.stringify(r.counts)}`);
@@ -227,6 +280,8 @@ async function main() {
     );
     console.log(`   raw COPY, same rows and shape: ${s(rawMs)}  ${perSecond(ROWS, rawMs)} rows/s`);
     console.log(`   processing / raw COPY:        ${((rate / raw) * 100).toFixed(0)}%  (goal ≥ 40%)`);
+    console.log(`   CPU ms per row, import:       ${perRow(r.procs, ROWS)}`);
+    console.log(`   CPU ms per row, raw COPY:     ${perRow(rawCpu, ROWS)}`);
     console.log(`   scheduler RSS growth:         ${mb(r.rssGrowth)}  (goal < 150 MB)`);
     console.log(
       `   scheduler CPU:                ${(r.schedulerCpuMs / 1000).toFixed(1)} s  (${((r.schedulerCpuMs * 1000) / ROWS).toFixed(1)} µs per row)`,
@@ -247,6 +302,7 @@ async function main() {
       `   end to end (upload → done):   ${s(r.endToEndMs)}  ${perSecond(XLSX_ROWS, r.endToEndMs)} rows/s`,
     );
     console.log(`   scheduler RSS growth:         ${mb(r.rssGrowth)}`);
+    console.log(`   CPU ms per row:               ${perRow(r.procs, XLSX_ROWS)}`);
   }
 }
 
