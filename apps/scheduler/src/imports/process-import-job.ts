@@ -4,6 +4,7 @@ import {
   commitImportChunk,
   completeImportJob,
   type Db,
+  encodeImportLeads,
   failImportJob,
   type ImportChunk,
   isChunkConflict,
@@ -11,7 +12,6 @@ import {
   type ImportLead,
   type PoolClient,
   setImportTotal,
-  timeOrderedUuid,
   tryLockImportJob,
   unlockImportJob,
 } from "@emailsvc/db";
@@ -36,7 +36,7 @@ export interface ProcessImportDeps {
   chunkRows: number;
   /** Chunks written at once, each on a connection of its own (their checkpoints still commit in order). */
   parallelChunks: number;
-  /** Called every 10,000 rows or so: a full garbage collection keeps the heap from growing with the file. */
+  /** Called after each chunk: a full garbage collection when the heap has grown keeps it from growing with the file. */
   collectGarbage?: () => void;
   maxAttempts: number;
 }
@@ -83,24 +83,31 @@ async function commitWithRetry(
   }
 }
 
-interface OpenChunk extends ImportChunk {
+/** A chunk being read: its leads as objects until it is full, then encoded (ImportChunk) and the objects dropped. */
+interface OpenChunk extends Omit<ImportChunk, "leads"> {
+  leads: ImportLead[];
   /** The row of each lead, at the lead's index (for the report, should the database refuse the lead). */
   leadRows: Row[];
 }
 
 function newChunk(from: number): OpenChunk {
-  const leads: ImportLead[] = [];
   const leadRows: Row[] = [];
   return {
     from,
     rows: 0,
-    leads,
+    leads: [],
     rejected: [],
     duplicates: 0,
     invalid: 0,
     leadRows,
-    cellsOf: (line) => (leadRows[leads.findIndex((l) => l.line === line)]?.cells ?? []).map(reportCell),
+    cellsOf: (line) => (leadRows.find((r) => r.line === line)?.cells ?? []).map(reportCell),
   };
+}
+
+/** The chunk as it is written: its leads encoded, its lead objects left to the garbage collector. */
+function sealChunk(open: OpenChunk): ImportChunk {
+  const { leads, leadRows: _rows, ...rest } = open;
+  return { ...rest, leads: encodeImportLeads(leads) };
 }
 
 /**
@@ -136,7 +143,7 @@ async function importRows(
   };
   const send = async () => {
     if (inflight.length >= conns.length) await settleOldest();
-    const full = chunk;
+    const full = sealChunk(chunk);
     chunk = newChunk(full.from + full.rows);
     const done = commitWithRetry(conns[sent++ % conns.length]!, job, full, ended.signal);
     // A failed commit is awaited when it is settled; until then it must not count as unhandled.
@@ -171,15 +178,13 @@ async function importRows(
               cells: row.cells.map(reportCell),
             });
           } else {
-            outcome.lead.id = timeOrderedUuid();
             chunk.leads.push(outcome.lead);
             chunk.leadRows.push(row);
           }
         }
         if (chunk.rows >= deps.chunkRows) {
           await send();
-          if (deps.collectGarbage && sent % Math.max(1, Math.round(10_000 / deps.chunkRows)) === 0)
-            deps.collectGarbage();
+          deps.collectGarbage?.();
           if (signal.aborted) {
             await settleAll();
             return "stopped";

@@ -1,11 +1,10 @@
 import { type ImportMode, LEAD_LIMITS, type SubscriptionState } from "@emailsvc/contracts";
 import type { PoolClient } from "pg";
+import { BinaryArrayWriter, OID, timeOrderedUuidBytes } from "./binary-array";
 
 /** One row of an import as the lead it becomes (empty cells absent: they never blank a known lead's value). */
 export interface ImportLead {
   line: number;
-  /** the new lead's id (time-ordered), used only when the email is new */
-  id: string;
   email: string;
   /** normalised email: the lead's identity in its project */
   norm: string;
@@ -36,12 +35,22 @@ export interface ImportChunkSettings {
   segmentId: string | null;
 }
 
+/**
+ * A chunk's leads as the statement's parameters (encodeImportLeads): one binary array per column, in email order.
+ * Encoding as soon as a chunk is full lets its lead objects die young, instead of living (and being promoted to
+ * V8's old generation) until the chunk has committed.
+ */
+export interface EncodedImportLeads {
+  count: number;
+  columns: Buffer[];
+}
+
 export interface ImportChunk {
   /** The job's checkpoint this chunk continues from (rows consumed before it). */
   from: number;
   /** Rows this chunk consumes: its leads and its rejected rows. */
   rows: number;
-  leads: ImportLead[];
+  leads: EncodedImportLeads;
   /** Rows refused before the database: invalid ones and duplicates of an earlier row. */
   rejected: RejectedImportRow[];
   duplicates: number;
@@ -122,14 +131,14 @@ const INSERT = `ins AS (
          CASE WHEN n.sub <> 'unknown' THEN now() END, CASE WHEN n.sub <> 'unknown' THEN 'import' END, 'import'
     FROM input i CROSS JOIN LATERAL (SELECT ${NEW_SUB} AS sub) n
    WHERE NOT i.existing
-  RETURNING id, email_normalized
+  RETURNING id
 )`;
-const NO_INSERT = `ins AS (SELECT NULL::uuid AS id, NULL::text AS email_normalized WHERE $3::text IS NULL AND false)`;
+const NO_INSERT = `ins AS (SELECT NULL::uuid AS id WHERE $3::text IS NULL AND false)`;
 
 /** Existing leads the database refused to merge (over the limits). */
 const REFUSED = `SELECT i.line FROM input i WHERE i.existing AND NOT EXISTS (SELECT 1 FROM upd u WHERE u.line = i.line)`;
-const SUPPRESSED = `(SELECT count(*) FROM upd WHERE upd.supp IS NOT NULL)
-  + (SELECT count(*) FROM ins JOIN input i ON i.norm = ins.email_normalized WHERE i.supp IS NOT NULL)`;
+/** The insert takes every unknown email or fails the statement (no ON CONFLICT): its suppressed rows are those. */
+const SUPPRESSED_NEW = "(SELECT count(*) FROM input WHERE NOT existing AND supp IS NOT NULL)";
 
 function chunkSql(mode: ImportMode): string {
   const updates = mode !== "insert_only";
@@ -157,14 +166,18 @@ rej AS (
 SELECT (SELECT count(*) FROM ins)::int AS created,
        (SELECT count(*) FROM upd)::int AS updated,
        ${skipped}::int AS skipped,
-       (${SUPPRESSED})::int AS suppressed,
+       ((SELECT count(*) FROM upd WHERE upd.supp IS NOT NULL) + ${inserts ? SUPPRESSED_NEW : "0"})::int AS suppressed,
        ${updates ? `ARRAY(${REFUSED})` : "'{}'::int[]"} AS refused`;
 }
 
-const SQL: Record<ImportMode, string> = {
-  upsert: chunkSql("upsert"),
-  insert_only: chunkSql("insert_only"),
-  update_only: chunkSql("update_only"),
+/**
+ * Named, so each of the processor's connections parses and plans them once, not once per chunk. The name holds
+ * the mode: a prepared statement's name is bound to its text on a connection.
+ */
+const SQL: Record<ImportMode, { name: string; text: string }> = {
+  upsert: { name: "import_chunk_upsert", text: chunkSql("upsert") },
+  insert_only: { name: "import_chunk_insert_only", text: chunkSql("insert_only") },
+  update_only: { name: "import_chunk_update_only", text: chunkSql("update_only") },
 };
 
 /**
@@ -188,6 +201,57 @@ const INSERT_REFUSED = `INSERT INTO import_rejected_rows (job_id, project_id, li
   SELECT $2, $1, r.line, $3, ARRAY(SELECT jsonb_array_elements_text(r.cells))
     FROM unnest($4::int[], $5::jsonb[]) AS r(line, cells)
   ON CONFLICT DO NOTHING`;
+
+/**
+ * The chunk's leads as its statement's binary array parameters ($5 to $14), sorted by normalised email: locks are
+ * then taken in email order, so two jobs of one project importing the same people do not deadlock, and new emails
+ * reach the unique index in order. New leads get version-7 ids here (used only when the email is new).
+ */
+export function encodeImportLeads(leads: readonly ImportLead[]): EncodedImportLeads {
+  const sorted = [...leads].sort((a, b) => (a.norm < b.norm ? -1 : a.norm > b.norm ? 1 : 0));
+  const n = sorted.length;
+  const line = new BinaryArrayWriter(OID.int4, 32 + n * 8);
+  const id = new BinaryArrayWriter(OID.uuid, 32 + n * 20);
+  const email = new BinaryArrayWriter(OID.text, 32 + n * 40);
+  const norm = new BinaryArrayWriter(OID.text, 32 + n * 40);
+  const first = new BinaryArrayWriter(OID.text, 32 + n * 16);
+  const last = new BinaryArrayWriter(OID.text, 32 + n * 16);
+  const phone = new BinaryArrayWriter(OID.text, 32 + n * 8);
+  const attrs = new BinaryArrayWriter(OID.jsonb, 32 + n * 32);
+  const tags = new BinaryArrayWriter(OID.text, 32 + n * 24);
+  const sub = new BinaryArrayWriter(OID.text, 32 + n * 8);
+  const ids = timeOrderedUuidBytes(n);
+  for (let i = 0; i < n; i++) {
+    const l = sorted[i]!;
+    line.int4(l.line);
+    id.uuid(ids, i * 16);
+    email.text(l.email);
+    norm.text(l.norm);
+    first.text(l.firstName);
+    last.text(l.lastName);
+    phone.text(l.phone);
+    attrs.jsonb(l.attributes);
+    tags.text(l.tags.length ? l.tags.join(TAG_SEPARATOR) : null);
+    sub.text(l.subscription);
+  }
+  return {
+    count: n,
+    columns: [line, id, email, norm, first, last, phone, attrs, tags, sub].map((w) => w.finish()),
+  };
+}
+
+/** The rejected rows' columns ($15 to $17) as binary arrays: line, reason, cells (a JSON array each). */
+function encodeRejected(rejected: readonly RejectedImportRow[]): Buffer[] {
+  const line = new BinaryArrayWriter(OID.int4, 32 + rejected.length * 8);
+  const reason = new BinaryArrayWriter(OID.text, 32 + rejected.length * 32);
+  const cells = new BinaryArrayWriter(OID.jsonb, 32 + rejected.length * 64);
+  for (const r of rejected) {
+    line.int4(r.line);
+    reason.text(r.reason);
+    cells.jsonb(JSON.stringify(r.cells));
+  }
+  return [line.finish(), reason.finish(), cells.finish()];
+}
 
 /** The job's state and checkpoint (a processor re-reads them when a chunk's checkpoint update found neither). */
 export async function importCheckpoint(
@@ -225,8 +289,6 @@ export async function commitImportChunk(
   /** While the chunk before this one has not committed: wait for it (false: give up, nothing written). */
   keepWaiting: () => boolean = () => false,
 ): Promise<ChunkOutcome> {
-  // Locks are taken in email order, so two jobs of one project importing the same people do not deadlock.
-  const leads = [...chunk.leads].sort((a, b) => (a.norm < b.norm ? -1 : a.norm > b.norm ? 1 : 0));
   // Asynchronous commit: the transaction does not wait for its WAL flush, which was a large share of a chunk's time.
   // Safe for exactly-once: a database crash can lose only whole recent transactions, each chunk's leads together
   // with its checkpoint, and the resumed job does those chunks again.
@@ -238,25 +300,17 @@ export async function commitImportChunk(
       skipped: number;
       suppressed: number;
       refused: number[];
-    }>(SQL[settings.mode], [
-      projectId,
-      jobId,
-      settings.defaultSubscription,
-      settings.segmentId,
-      leads.map((l) => l.line),
-      leads.map((l) => l.id),
-      leads.map((l) => l.email),
-      leads.map((l) => l.norm),
-      leads.map((l) => l.firstName),
-      leads.map((l) => l.lastName),
-      leads.map((l) => l.phone),
-      leads.map((l) => l.attributes),
-      leads.map((l) => (l.tags.length ? l.tags.join(TAG_SEPARATOR) : null)),
-      leads.map((l) => l.subscription),
-      chunk.rejected.map((r) => r.line),
-      chunk.rejected.map((r) => r.reason),
-      chunk.rejected.map((r) => JSON.stringify(r.cells)),
-    ]);
+    }>({
+      ...SQL[settings.mode],
+      values: [
+        projectId,
+        jobId,
+        settings.defaultSubscription,
+        settings.segmentId,
+        ...chunk.leads.columns,
+        ...encodeRejected(chunk.rejected),
+      ],
+    });
     const r = rows[0]!;
     if (r.refused.length)
       await client.query(INSERT_REFUSED, [
@@ -279,7 +333,7 @@ export async function commitImportChunk(
       r.suppressed,
     ];
     for (;;) {
-      if ((await client.query(CHECKPOINT, values)).rowCount === 1) break;
+      if ((await client.query({ name: "import_checkpoint", text: CHECKPOINT, values })).rowCount === 1) break;
       const now = await importCheckpoint(client, projectId, jobId);
       if (now?.status !== "processing" || now.processed_rows > chunk.from || !keepWaiting()) {
         await client.query("ROLLBACK");
