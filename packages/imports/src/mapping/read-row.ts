@@ -85,11 +85,45 @@ export function emailNormalizer(max = 10_000): (email: string) => string {
 const text = (c: Cell | undefined): string => (c === null || c === undefined ? "" : String(c).trim());
 const cut = (s: string, n = 80) => (s.length > n ? `${s.slice(0, n)}…` : s);
 const phoneSchema = leadUpsertSchema.shape.phone;
+// Read once: through the packages' re-exports (as tsx and CommonJS builds give them) each use is a getter call.
+const isEmail = isEmailAddress;
+const hasControl = hasControlCharacter;
+const LIMITS = LEAD_LIMITS;
+
+const failed = (line: number, reason: string): RowOutcome => ({ ok: false, line, reason });
+
+/** Why a first or last name is refused, or null. */
+function nameProblem(field: string, value: string | null): string | null {
+  if (!value) return null;
+  if (value.length > LIMITS.nameLength) return `${field} is longer than ${LIMITS.nameLength} characters`;
+  if (value.includes("\0")) return `${field} holds a NUL character`;
+  return null;
+}
+
+/** A tags cell as the list it gives with the job's tags (a new array), or why it is refused. */
+function readTags(raw: string, fixedTags: readonly string[]): string[] | string {
+  const list = fixedTags.slice();
+  for (const t of raw.split(/[,;|]/)) {
+    // Mailchimp writes its tags quoted: "customers","2023 cohort"
+    const tag = t
+      .trim()
+      .replace(/^"(.*)"$/, "$1")
+      .trim();
+    if (!tag) continue;
+    if (tag.length > LIMITS.tagLength)
+      return `tag ${cut(tag, 40)} is longer than ${LIMITS.tagLength} characters`;
+    if (hasControl(tag)) return "a tag holds a control character";
+    if (!list.includes(tag)) list.push(tag);
+  }
+  if (list.length > LIMITS.tags) return `has ${list.length} tags; at most ${LIMITS.tags}`;
+  return list;
+}
 
 /**
  * Validates rows one by one against the job's mapping and options, each giving a lead or the reason it is
  * refused (the error report's text). The same rules as POST /v1/leads: LEAD_LIMITS, the phone format, tag and
- * attribute sizes.
+ * attribute sizes. It runs once per row of a file of a million: no closure or array is made per row, and a tags
+ * cell is read once per distinct text (files repeat a few lists); leads share that list (it is never changed).
  */
 export function createRowReader(
   columns: readonly ImportColumn[],
@@ -106,21 +140,54 @@ export function createRowReader(
   const unsub = options.honor_subscription ? col("unsubscribed") : -1;
   const attributes = columns
     .filter((c) => c.target.startsWith("attribute:"))
-    .map((c) => ({ index: c.index, name: c.target.slice("attribute:".length) }));
+    .map((c) => {
+      const name = c.target.slice("attribute:".length);
+      // The name as a JSON object key, written once: the row's attributes are then JSON built as text.
+      return { index: c.index, name, key: `${JSON.stringify(name)}:` };
+    });
+  // Two columns for one attribute: the later one wins, as an object's key would (text building would repeat it).
+  const distinctNames = new Set(attributes.map((a) => a.name)).size === attributes.length;
   const width = columns.length;
   const fixedTags = options.tags;
   const normalize = emailNormalizer();
+  const tagLists = new Map<string, string[] | string>();
+
+  function attributesOf(line: number, cells: Cell[]): string | RowOutcome {
+    let json = "";
+    let values: Record<string, Cell> | null = null;
+    for (let k = 0; k < attributes.length; k++) {
+      const a = attributes[k]!;
+      const c = cells[a.index];
+      if (c === null || c === undefined) continue;
+      const v = typeof c === "string" ? c.trim() : c;
+      if (v === "") continue;
+      if (typeof v === "string") {
+        if (v.includes("\0")) return failed(line, `attribute ${a.name} holds a NUL character`);
+        if (
+          v.length * 3 > LIMITS.attributeValueBytes - 2 &&
+          Buffer.byteLength(v) > LIMITS.attributeValueBytes - 2
+        )
+          return failed(line, `attribute ${a.name} is longer than ${LIMITS.attributeValueBytes / 1024} KB`);
+      }
+      if (distinctNames) json += `${json ? "," : "{"}${a.key}${JSON.stringify(v)}`;
+      else (values ??= {})[a.name] = v;
+    }
+    const attrs = values ? JSON.stringify(values) : json ? `${json}}` : "{}";
+    if (attrs.length * 3 > LIMITS.attributesBytes && Buffer.byteLength(attrs) > LIMITS.attributesBytes)
+      return failed(line, `its attributes are larger than ${LIMITS.attributesBytes / 1024} KB`);
+    return attrs;
+  }
 
   return (row) => {
     const cells = row.cells;
-    const fail = (reason: string): RowOutcome => ({ ok: false, line: row.line, reason });
+    const line = row.line;
     for (let i = width; i < cells.length; i++)
       if (text(cells[i]) !== "")
-        return fail(`has ${cells.length} cells; the header has ${width} (an unquoted delimiter?)`);
+        return failed(line, `has ${cells.length} cells; the header has ${width} (an unquoted delimiter?)`);
     const address = text(cells[email]);
-    if (address === "") return fail("no email address");
-    if (address.includes("\0") || !isEmailAddress(address))
-      return fail(`not a valid email address: ${cut(address)}`);
+    if (address === "") return failed(line, "no email address");
+    if (address.includes("\0") || !isEmail(address))
+      return failed(line, `not a valid email address: ${cut(address)}`);
 
     let firstName: string | null = text(cells[first]) || null;
     let lastName: string | null = text(cells[last]) || null;
@@ -136,87 +203,58 @@ export function createRowReader(
         lastName = space > 0 ? name.slice(space + 1).trim() || null : null;
       }
     }
-    for (const [field, value] of [
-      ["first_name", firstName],
-      ["last_name", lastName],
-    ] as const) {
-      if (value && value.length > LEAD_LIMITS.nameLength)
-        return fail(`${field} is longer than ${LEAD_LIMITS.nameLength} characters`);
-      if (value?.includes("\0")) return fail(`${field} holds a NUL character`);
-    }
+    const badName = nameProblem("first_name", firstName) ?? nameProblem("last_name", lastName);
+    if (badName) return failed(line, badName);
 
     let phoneValue: string | null = null;
     const rawPhone = text(cells[phone]);
     if (rawPhone) {
       const parsed = phoneSchema.safeParse(rawPhone);
       if (!parsed.success)
-        return fail(`phone ${cut(rawPhone, 40)} ${parsed.error.issues[0]?.message ?? "is invalid"}`);
+        return failed(line, `phone ${cut(rawPhone, 40)} ${parsed.error.issues[0]?.message ?? "is invalid"}`);
       phoneValue = parsed.data ?? null;
     }
 
     let tagList = fixedTags;
     const rawTags = text(cells[tags]);
     if (rawTags) {
-      const list = fixedTags.slice();
-      for (const t of rawTags.split(/[,;|]/)) {
-        // Mailchimp writes its tags quoted: "customers","2023 cohort"
-        const tag = t
-          .trim()
-          .replace(/^"(.*)"$/, "$1")
-          .trim();
-        if (!tag) continue;
-        if (tag.length > LEAD_LIMITS.tagLength)
-          return fail(`tag ${cut(tag, 40)} is longer than ${LEAD_LIMITS.tagLength} characters`);
-        if (hasControlCharacter(tag)) return fail("a tag holds a control character");
-        if (!list.includes(tag)) list.push(tag);
+      let read = tagLists.get(rawTags);
+      if (read === undefined) {
+        read = readTags(rawTags, fixedTags);
+        if (tagLists.size >= 1_000) tagLists.clear();
+        tagLists.set(rawTags, read);
       }
-      if (list.length > LEAD_LIMITS.tags) return fail(`has ${list.length} tags; at most ${LEAD_LIMITS.tags}`);
-      tagList = list;
+      if (typeof read === "string") return failed(line, read);
+      tagList = read;
     }
 
+    // Unsubscribed wins over anything another column says.
     let subscription: SubscriptionState | null = null;
-    for (const [index, inverted] of [
-      [sub, false],
-      [unsub, true],
-    ] as const) {
-      const raw = text(cells[index]);
-      if (!raw) continue;
-      const state = subscriptionOf(raw, inverted);
-      if (state === undefined)
-        return fail(`subscription ${cut(raw, 40)} is not one of subscribed, unsubscribed, unknown, yes, no`);
-      // Unsubscribed wins over anything another column says.
+    const rawSub = sub >= 0 ? text(cells[sub]) : "";
+    if (rawSub) {
+      const state = subscriptionOf(rawSub, false);
+      if (state === undefined) return failed(line, subscriptionProblem(rawSub));
+      if (state) subscription = state;
+    }
+    const rawUnsub = unsub >= 0 ? text(cells[unsub]) : "";
+    if (rawUnsub) {
+      const state = subscriptionOf(rawUnsub, true);
+      if (state === undefined) return failed(line, subscriptionProblem(rawUnsub));
       if (state && subscription !== "unsubscribed") subscription = state;
     }
 
     let attrs = "{}";
     if (attributes.length) {
-      const values: Record<string, Cell> = {};
-      let any = false;
-      for (const a of attributes) {
-        const c = cells[a.index];
-        if (c === null || c === undefined) continue;
-        const v = typeof c === "string" ? c.trim() : c;
-        if (v === "") continue;
-        if (typeof v === "string") {
-          if (v.includes("\0")) return fail(`attribute ${a.name} holds a NUL character`);
-          if (Buffer.byteLength(v) > LEAD_LIMITS.attributeValueBytes - 2)
-            return fail(`attribute ${a.name} is longer than ${LEAD_LIMITS.attributeValueBytes / 1024} KB`);
-        }
-        values[a.name] = v;
-        any = true;
-      }
-      if (any) {
-        attrs = JSON.stringify(values);
-        if (Buffer.byteLength(attrs) > LEAD_LIMITS.attributesBytes)
-          return fail(`its attributes are larger than ${LEAD_LIMITS.attributesBytes / 1024} KB`);
-      }
+      const read = attributesOf(line, cells);
+      if (typeof read !== "string") return read;
+      attrs = read;
     }
 
     return {
       ok: true,
       lead: {
         id: "",
-        line: row.line,
+        line,
         email: address,
         norm: normalize(address),
         firstName,
@@ -229,3 +267,6 @@ export function createRowReader(
     };
   };
 }
+
+const subscriptionProblem = (raw: string) =>
+  `subscription ${cut(raw, 40)} is not one of subscribed, unsubscribed, unknown, yes, no`;
