@@ -11,6 +11,7 @@
  */
 import { createHmac, timingSafeEqual } from "node:crypto";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { cpuBetween, pidListeningOn, snapshot, stackGroups, type ProcGroup } from "../lib/proc-cpu";
@@ -142,6 +143,8 @@ async function main(): Promise<void> {
       },
     ];
     const before = snapshot(groups);
+    const ownBefore = process.cpuUsage();
+    const load = os.loadavg()[0]!;
     const latencies: number[] = [];
     const t0 = performance.now();
     await pool(N, async (i) => {
@@ -168,6 +171,9 @@ async function main(): Promise<void> {
     }
     const processSeconds = (performance.now() - t0) / 1000;
     const cpu = cpuBetween(before, snapshot(groups));
+    const own = process.cpuUsage(ownBefore);
+    // the load generator runs on the same cores: its CPU is taken from the stack it measures
+    cpu.set("load generator", (own.user + own.system) / 1000);
     console.log(
       `bench/shop: ${N} signed webhooks (cart/update, checkout/create, order/create), ${CONCURRENCY} in flight, to ${BASE}`,
     );
@@ -187,6 +193,7 @@ async function main(): Promise<void> {
         .map(([name, ms]) => `${name} ${(ms / N).toFixed(3)}`)
         .join(", ")}   (PostgreSQL and RabbitMQ: every user of them on this machine)`,
     );
+    console.log(`  load average ${load.toFixed(1)} when the run started (${os.cpus().length} cores)`);
   } finally {
     await admin("DELETE", `/projects/${d.project_id}/shops/${shopId}`).catch(() => undefined);
     await db.end();

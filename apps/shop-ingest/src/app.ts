@@ -15,6 +15,7 @@ export function createApp(deps: Deps, lifecycle?: Traffic): Express {
     db: deps.receiverDb,
     encryptionKey: deps.env.API_KEY_ENCRYPTION_KEY,
     shopCacheMs: deps.env.SHOP_CACHE_MS,
+    statementsInFlight: deps.env.SHOP_RECEIVER_POOL_MAX - 1,
     kickOutbox: () => deps.outbox.kick(),
     logger: deps.logger,
     metrics: deps.metrics,

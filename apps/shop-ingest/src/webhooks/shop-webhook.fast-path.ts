@@ -12,14 +12,16 @@ export const SHOP_WEBHOOK_ROUTES = ["POST /webhooks/shop/:topic"];
  * POST /webhooks/shop/* on plain node:http ahead of Express: the platform gives up after 5 s and retries, so the
  * receiver answers as fast as it can store (the raw body is read once, for the HMAC and the JSON alike).
  *
- * Group commit: the first delivery is stored at once, and those that arrive while up to two statements run are
- * stored together by the next one (each still answered for itself: stored or duplicate). One commit, one WAL
- * flush and one round trip then serve a whole burst instead of each delivery paying its own.
+ * Group commit: the first delivery is stored at once, and those that arrive while `statementsInFlight` statements
+ * run are stored together by the next one (each still answered for itself: stored or duplicate). One commit, one
+ * WAL flush and one round trip then serve a whole burst instead of each delivery paying its own.
  */
 export function shopWebhookFastPath(deps: {
   db: Db;
   encryptionKey: string;
   shopCacheMs: number;
+  /** statements storing deliveries at once */
+  statementsInFlight: number;
   kickOutbox: () => void;
   logger: Logger;
   metrics: Pick<Metrics, "httpDuration">;
@@ -28,7 +30,7 @@ export function shopWebhookFastPath(deps: {
   const batcher = createBatcher<Parameters<RecordShopWebhook>[0], "stored" | "duplicate">({
     run: (rows) => recordShopWebhooks(deps.db, rows),
     maxBatch: 200,
-    maxInFlight: 2,
+    maxInFlight: deps.statementsInFlight,
   });
   const receive = {
     record: (row: Parameters<RecordShopWebhook>[0]) => batcher.submit(row),
