@@ -170,14 +170,10 @@ SELECT (SELECT count(*) FROM ins)::int AS created,
        ${updates ? `ARRAY(${REFUSED})` : "'{}'::int[]"} AS refused`;
 }
 
-/**
- * Named, so each of the processor's connections parses and plans them once, not once per chunk. The name holds
- * the mode: a prepared statement's name is bound to its text on a connection.
- */
-const SQL: Record<ImportMode, { name: string; text: string }> = {
-  upsert: { name: "import_chunk_upsert", text: chunkSql("upsert") },
-  insert_only: { name: "import_chunk_insert_only", text: chunkSql("insert_only") },
-  update_only: { name: "import_chunk_update_only", text: chunkSql("update_only") },
+const SQL: Record<ImportMode, string> = {
+  upsert: chunkSql("upsert"),
+  insert_only: chunkSql("insert_only"),
+  update_only: chunkSql("update_only"),
 };
 
 /**
@@ -300,17 +296,14 @@ export async function commitImportChunk(
       skipped: number;
       suppressed: number;
       refused: number[];
-    }>({
-      ...SQL[settings.mode],
-      values: [
-        projectId,
-        jobId,
-        settings.defaultSubscription,
-        settings.segmentId,
-        ...chunk.leads.columns,
-        ...encodeRejected(chunk.rejected),
-      ],
-    });
+    }>(SQL[settings.mode], [
+      projectId,
+      jobId,
+      settings.defaultSubscription,
+      settings.segmentId,
+      ...chunk.leads.columns,
+      ...encodeRejected(chunk.rejected),
+    ]);
     const r = rows[0]!;
     if (r.refused.length)
       await client.query(INSERT_REFUSED, [
@@ -333,7 +326,7 @@ export async function commitImportChunk(
       r.suppressed,
     ];
     for (;;) {
-      if ((await client.query({ name: "import_checkpoint", text: CHECKPOINT, values })).rowCount === 1) break;
+      if ((await client.query(CHECKPOINT, values)).rowCount === 1) break;
       const now = await importCheckpoint(client, projectId, jobId);
       if (now?.status !== "processing" || now.processed_rows > chunk.from || !keepWaiting()) {
         await client.query("ROLLBACK");
