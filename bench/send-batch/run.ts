@@ -9,11 +9,14 @@
  */
 import { randomUUID } from "node:crypto";
 import { Client } from "pg";
+import { cpuBetween, snapshot, stackGroups } from "../lib/proc-cpu";
 import { DATABASE_URL, demo, fmt, mb, numArg, percentile, rssOf } from "../lib/stack";
 
 const d = demo();
 const runs = numArg("runs", 5);
-const API = "http://127.0.0.1:3001";
+// STACK_PORT_OFFSET: a stack started beside another one (`STACK_PORT_OFFSET=320 pnpm start`)
+const OFFSET = Number(process.env.STACK_PORT_OFFSET ?? 0);
+const API = `http://127.0.0.1:${3001 + OFFSET}`;
 
 function body(n: number) {
   return JSON.stringify({
@@ -121,7 +124,10 @@ async function rawBaseline(payload: string, projectId: string): Promise<{ temp: 
 }
 
 async function main() {
-  const rssBefore = await rssOf(3001);
+  const rssBefore = await rssOf(3001 + OFFSET);
+  // accept-side CPU only (public-api and PostgreSQL while the batches are answered; the workers drain later)
+  const groups = stackGroups(OFFSET).filter((g) => g.name === "public-api" || g.name === "postgresql");
+  const cpuBefore = snapshot(groups);
   const stop = { done: false };
   const probe = probeLoop(stop);
   const batchIds: string[] = [];
@@ -137,7 +143,8 @@ async function main() {
   }
   stop.done = true;
   const worst = await probe;
-  const rssAfter = await rssOf(3001);
+  const cpu = cpuBetween(cpuBefore, snapshot(groups));
+  const rssAfter = await rssOf(3001 + OFFSET);
   const raw = await rawBaseline(body(12500), d.project_id);
 
   console.log(`send-batch (${runs} runs each, test key, accepted = stored + queued)`);
@@ -163,6 +170,10 @@ async function main() {
   );
 
   const total = [500, 5000, 12500].reduce((s, n) => s + n * runs, 0);
+  console.log(
+    `  CPU per 1,000 recipients accepted (read from /proc): ` +
+      [...cpu].map(([name, ms]) => `${name} ${((ms * 1000) / total).toFixed(1)} ms`).join(", "),
+  );
   const db = new Client({ connectionString: DATABASE_URL });
   await db.connect();
   const started = Date.now();

@@ -27,9 +27,15 @@ async function sendRetryingThrottle(
   deps: SendActivityDeps,
   id: string,
   lane: SendLane,
+  run: Run,
 ): Promise<SendOutcome> {
   for (let attempt = 1; ; attempt++) {
-    const o = await sendActivity(deps, id, { lane });
+    // The bulk lane waits for its rate slot before it takes one of its concurrency places: a place is a send in
+    // progress, not one waiting its turn. Held through the wait, the 20 places each sat on a slot booked up to
+    // SEND_BULK_MAX_AHEAD_MS ahead, which capped a campaign at about 100 sends/s whatever the provider's rate.
+    const bulk = lane === "bulk";
+    if (bulk) await deps.limiter.reserveBulk();
+    const o = await run(() => sendActivity(deps, id, { lane, slotTaken: bulk }));
     if (o.kind !== "retry" || o.reason !== "throttle" || attempt >= 3) return o;
     await new Promise((r) => setTimeout(r, 100 * attempt));
   }
@@ -49,7 +55,7 @@ function sendRequested(deps: SendActivityDeps, run: Run, lane: SendLane, maxAtte
     // the message was parked with its throttled activities never re-requested: they stayed `queued` for good.
     const outcomes = await Promise.all(
       ids.map((id) =>
-        run(() => sendRetryingThrottle(deps, id, lane)).then(
+        sendRetryingThrottle(deps, id, lane, run).then(
           (o) => ({ id, o }),
           (err: unknown): { id: string; o: SendOutcome } => {
             const message = err instanceof Error ? err.message : String(err);

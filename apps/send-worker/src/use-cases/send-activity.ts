@@ -103,7 +103,7 @@ function cachedMessage(deps: SendActivityDeps, id: string): Promise<StoredMessag
 export async function sendActivity(
   deps: SendActivityDeps,
   activityId: string,
-  opts: { deadline?: number; lane?: SendLane } = {},
+  opts: { deadline?: number; lane?: SendLane; slotTaken?: boolean } = {},
 ): Promise<SendOutcome> {
   const claim = await deps.statements.load(activityId);
   if (!claim) return { kind: "skipped" };
@@ -165,7 +165,8 @@ export async function sendActivity(
       headers,
       attachments,
     });
-    await (opts.lane === "bulk" ? deps.limiter.reserveBulk() : deps.limiter.reserve());
+    // slotTaken: the caller waited for this send's rate slot already (the bulk lane, before its concurrency place)
+    if (!opts.slotTaken) await (opts.lane === "bulk" ? deps.limiter.reserveBulk() : deps.limiter.reserve());
     // A synchronous caller (internal POST /send-email) gives up at its deadline and tells the client 504: the
     // call must end before then, or the email could go out after the client was told it timed out. Without
     // the time for a call, the activity is not claimed (certainly not sent).
