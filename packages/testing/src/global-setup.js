@@ -26,12 +26,16 @@ async function resetDatabase(name) {
 // never inherited, and a call that hangs fails the run with the broker's answer in the message.
 const LOCK = "/tmp/emailsvc-test-rabbitmq-vhosts.lock";
 function recreateVhost(vhost) {
-  const r = spawnSync("flock", ["-o", "-w", "600", LOCK, process.execPath, path.join(__dirname, "rabbit-vhost.js"), vhost], {
-    stdio: ["ignore", "pipe", "pipe"],
-    encoding: "utf8",
-    timeout: 15 * 60_000,
-    killSignal: "SIGKILL",
-  });
+  const r = spawnSync(
+    "flock",
+    ["-o", "-w", "600", LOCK, process.execPath, path.join(__dirname, "rabbit-vhost.js"), vhost],
+    {
+      stdio: ["ignore", "pipe", "pipe"],
+      encoding: "utf8",
+      timeout: 15 * 60_000,
+      killSignal: "SIGKILL",
+    },
+  );
   if (r.status !== 0)
     throw new Error(`could not recreate the RabbitMQ vhost ${vhost}: ${r.error?.message ?? r.stderr.trim()}`);
 }

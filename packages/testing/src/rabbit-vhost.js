@@ -26,7 +26,10 @@ async function api(method, path, body) {
 
 async function apiAnswers() {
   try {
-    const res = await fetch(API + "/overview", { headers: { authorization: AUTH }, signal: AbortSignal.timeout(3000) });
+    const res = await fetch(API + "/overview", {
+      headers: { authorization: AUTH },
+      signal: AbortSignal.timeout(3000),
+    });
     return res.ok;
   } catch {
     return false;
