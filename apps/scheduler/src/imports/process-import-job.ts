@@ -4,7 +4,7 @@ import {
   commitImportChunk,
   completeImportJob,
   type Db,
-  encodeImportLeads,
+  createImportLeadsEncoder,
   failImportJob,
   type ImportChunk,
   isChunkConflict,
@@ -105,9 +105,9 @@ function newChunk(from: number): OpenChunk {
 }
 
 /** The chunk as it is written: its leads encoded, its lead objects left to the garbage collector. */
-function sealChunk(open: OpenChunk): ImportChunk {
+function sealChunk(open: OpenChunk, encode: (leads: ImportLead[]) => ImportChunk["leads"]): ImportChunk {
   const { leads, leadRows: _rows, ...rest } = open;
-  return { ...rest, leads: encodeImportLeads(leads) };
+  return { ...rest, leads: encode(leads) };
 }
 
 /**
@@ -133,6 +133,8 @@ async function importRows(
   const extra: PoolClient[] = [];
   const conns = [client];
   const inflight: Promise<ChunkOutcome>[] = [];
+  // One encoder per connection: chunk k reuses the buffers of chunk k - n, which has settled before it is sealed.
+  const encoders: ReturnType<typeof createImportLeadsEncoder>[] = [];
   const ended = new AbortController();
   let sent = 0;
   const settleOldest = async () => {
@@ -143,9 +145,11 @@ async function importRows(
   };
   const send = async () => {
     if (inflight.length >= conns.length) await settleOldest();
-    const full = sealChunk(chunk);
+    const slot = sent % conns.length;
+    const full = sealChunk(chunk, (encoders[slot] ??= createImportLeadsEncoder()));
     chunk = newChunk(full.from + full.rows);
-    const done = commitWithRetry(conns[sent++ % conns.length]!, job, full, ended.signal);
+    const done = commitWithRetry(conns[slot]!, job, full, ended.signal);
+    sent++;
     // A failed commit is awaited when it is settled; until then it must not count as unhandled.
     done.catch(() => undefined);
     inflight.push(done);

@@ -79,7 +79,15 @@ export class BinaryArrayWriter {
     this.nulls = true;
   }
 
-  /** The array's bytes (the writer is done). */
+  /** Starts a new array in the same buffer (the bytes `finish` gave before are overwritten). */
+  reset(): this {
+    this.off = HEADER;
+    this.count = 0;
+    this.nulls = false;
+    return this;
+  }
+
+  /** The array's bytes: a view of the writer's buffer, valid until it is reset. */
   finish(): Buffer {
     const b = this.buf;
     if (this.count === 0) {

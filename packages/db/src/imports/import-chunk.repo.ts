@@ -199,40 +199,43 @@ const INSERT_REFUSED = `INSERT INTO import_rejected_rows (job_id, project_id, li
   ON CONFLICT DO NOTHING`;
 
 /**
- * The chunk's leads as its statement's binary array parameters ($5 to $14), sorted by normalised email: locks are
- * then taken in email order, so two jobs of one project importing the same people do not deadlock, and new emails
- * reach the unique index in order. New leads get version-7 ids here (used only when the email is new).
+ * Encodes chunks' leads as their statement's binary array parameters ($5 to $14), sorted by normalised email: locks
+ * are then taken in email order, so two jobs of one project importing the same people do not deadlock, and new
+ * emails reach the unique index in order. New leads get version-7 ids here (used only when the email is new).
+ * The columns are views of the encoder's own buffers, rewritten by its next call: one encoder per chunk in flight.
+ * Reusing the buffers keeps a million rows from leaving ~50 MB of spent buffers for the next full collection.
  */
-export function encodeImportLeads(leads: readonly ImportLead[]): EncodedImportLeads {
-  const sorted = [...leads].sort((a, b) => (a.norm < b.norm ? -1 : a.norm > b.norm ? 1 : 0));
-  const n = sorted.length;
-  const line = new BinaryArrayWriter(OID.int4, 32 + n * 8);
-  const id = new BinaryArrayWriter(OID.uuid, 32 + n * 20);
-  const email = new BinaryArrayWriter(OID.text, 32 + n * 40);
-  const norm = new BinaryArrayWriter(OID.text, 32 + n * 40);
-  const first = new BinaryArrayWriter(OID.text, 32 + n * 16);
-  const last = new BinaryArrayWriter(OID.text, 32 + n * 16);
-  const phone = new BinaryArrayWriter(OID.text, 32 + n * 8);
-  const attrs = new BinaryArrayWriter(OID.jsonb, 32 + n * 32);
-  const tags = new BinaryArrayWriter(OID.text, 32 + n * 24);
-  const sub = new BinaryArrayWriter(OID.text, 32 + n * 8);
-  const ids = timeOrderedUuidBytes(n);
-  for (let i = 0; i < n; i++) {
-    const l = sorted[i]!;
-    line.int4(l.line);
-    id.uuid(ids, i * 16);
-    email.text(l.email);
-    norm.text(l.norm);
-    first.text(l.firstName);
-    last.text(l.lastName);
-    phone.text(l.phone);
-    attrs.jsonb(l.attributes);
-    tags.text(l.tags.length ? l.tags.join(TAG_SEPARATOR) : null);
-    sub.text(l.subscription);
-  }
-  return {
-    count: n,
-    columns: [line, id, email, norm, first, last, phone, attrs, tags, sub].map((w) => w.finish()),
+export function createImportLeadsEncoder(): (leads: readonly ImportLead[]) => EncodedImportLeads {
+  const line = new BinaryArrayWriter(OID.int4);
+  const id = new BinaryArrayWriter(OID.uuid);
+  const email = new BinaryArrayWriter(OID.text, 64 * 1024);
+  const norm = new BinaryArrayWriter(OID.text, 64 * 1024);
+  const first = new BinaryArrayWriter(OID.text);
+  const last = new BinaryArrayWriter(OID.text);
+  const phone = new BinaryArrayWriter(OID.text);
+  const attrs = new BinaryArrayWriter(OID.jsonb, 64 * 1024);
+  const tags = new BinaryArrayWriter(OID.text, 32 * 1024);
+  const sub = new BinaryArrayWriter(OID.text);
+  const writers = [line, id, email, norm, first, last, phone, attrs, tags, sub];
+  return (leads) => {
+    const sorted = [...leads].sort((a, b) => (a.norm < b.norm ? -1 : a.norm > b.norm ? 1 : 0));
+    const n = sorted.length;
+    for (const w of writers) w.reset();
+    const ids = timeOrderedUuidBytes(n);
+    for (let i = 0; i < n; i++) {
+      const l = sorted[i]!;
+      line.int4(l.line);
+      id.uuid(ids, i * 16);
+      email.text(l.email);
+      norm.text(l.norm);
+      first.text(l.firstName);
+      last.text(l.lastName);
+      phone.text(l.phone);
+      attrs.jsonb(l.attributes);
+      tags.text(l.tags.length ? l.tags.join(TAG_SEPARATOR) : null);
+      sub.text(l.subscription);
+    }
+    return { count: n, columns: writers.map((w) => w.finish()) };
   };
 }
 
