@@ -355,6 +355,40 @@ describe("GET /v1/events", () => {
     expect(second.headers["x-total-count-exact"]).toBe("true");
   });
 
+  it("pages past the count cap (10,000): the last one's total is exact, an earlier one's estimated, past the end counted", async () => {
+    const to = email();
+    // 10,150 events written set-based (the bulk route would take 11 calls): one lead, one second apart
+    const lead = await post({ email: to, event: "first", timestamp: "2025-01-01T00:00:00Z" });
+    await h.deps.db.pool.query(
+      `INSERT INTO lead_events (id, project_id, lead_id, name, properties, occurred_at)
+       SELECT gen_random_uuid(), $1, $2, 'deep', '{}'::jsonb, timestamptz '2026-02-01' + i * interval '1 second'
+         FROM generate_series(1, 10149) i`,
+      [p.projectId, lead.body.recipient_id],
+    );
+    await h.deps.db.pool.query("ANALYZE lead_events");
+    // page 51 of 200: rows 10,001 to 10,150, the last page, short of a full one
+    const last = await list({ per_page: 200, page: 51 });
+    expect(last.status).toBe(200);
+    expect(last.body.data).toHaveLength(150);
+    expect(last.body.data.at(-1).event).toBe("first");
+    expect(last.body.pagination).toEqual({ page: 51, per_page: 200, total: 10150, total_pages: 51 });
+    expect(last.headers["x-total-count-exact"]).toBe("true");
+    // page 50: full, with more after it: at least what was read, estimated
+    const before = await list({ per_page: 200, page: 50 });
+    expect(before.body.data).toHaveLength(200);
+    // newest first across the two pages: page 50 ends just before page 51 starts
+    expect(Date.parse(before.body.data.at(-1).timestamp) - Date.parse(last.body.data[0].timestamp)).toBe(
+      1000,
+    );
+    expect(before.body.pagination.total).toBeGreaterThanOrEqual(10001);
+    expect(before.headers["x-total-count-exact"]).toBe("false");
+    // page 52: past the end, no rows, the exact total
+    const past = await list({ per_page: 200, page: 52 });
+    expect(past.body.data).toEqual([]);
+    expect(past.body.pagination.total).toBe(10150);
+    expect(past.headers["x-total-count-exact"]).toBe("true");
+  });
+
   it("records are spec 2's event record, newest first; per_page defaults to 50 and is capped at 200", async () => {
     const to = email();
     await seed(250, to);

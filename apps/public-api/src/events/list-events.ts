@@ -1,6 +1,6 @@
 import { type ListEventsQuery, normalizeLeadEmail } from "@emailsvc/contracts";
 import { type Db, SqlParams } from "@emailsvc/db";
-import { countCapped, pagination, type Total } from "../listing/pagination";
+import { listPage, pagination, type Total } from "../listing/pagination";
 
 interface EventRow {
   id: string;
@@ -58,22 +58,28 @@ export async function listEvents(
 
   const fromWhere = `lead_events WHERE ${where.join(" AND ")}`;
   const offset = (q.page - 1) * q.per_page;
-  const [total, page] = await Promise.all([
-    countCapped(db, fromWhere, params.values, offset + q.per_page),
-    db.pool.query<EventRow>(
-      `WITH page AS (
-         SELECT id, occurred_at FROM ${fromWhere} ORDER BY occurred_at DESC, id DESC LIMIT ${q.per_page} OFFSET ${offset}
-       )
-       SELECT e.id, l.email, e.name, e.properties, e.occurred_at, e.lead_id, e.created_at
-         FROM page JOIN lead_events e ON e.id = page.id JOIN leads l ON l.id = e.lead_id AND l.project_id = $1
-        ORDER BY page.occurred_at DESC, page.id DESC`,
-      params.values,
-    ),
-  ]);
+  const { rows, total } = await listPage(
+    db,
+    fromWhere,
+    params.values,
+    { offset, perPage: q.per_page },
+    async (limit) =>
+      (
+        await db.pool.query<EventRow>(
+          `WITH page AS (
+             SELECT id, occurred_at FROM ${fromWhere} ORDER BY occurred_at DESC, id DESC LIMIT ${limit} OFFSET ${offset}
+           )
+           SELECT e.id, l.email, e.name, e.properties, e.occurred_at, e.lead_id, e.created_at
+             FROM page JOIN lead_events e ON e.id = page.id JOIN leads l ON l.id = e.lead_id AND l.project_id = $1
+            ORDER BY page.occurred_at DESC, page.id DESC`,
+          params.values,
+        )
+      ).rows,
+  );
   return {
     body: {
       success: true,
-      data: page.rows.map(eventView),
+      data: rows.map(eventView),
       pagination: pagination(q.page, q.per_page, total.total),
     },
     total,

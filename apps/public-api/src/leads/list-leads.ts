@@ -1,6 +1,6 @@
 import { type ListLeadsQuery, normalizeLeadEmail } from "@emailsvc/contracts";
 import { type Db, LEAD_COLUMNS, type LeadRow, membershipSql, SqlParams } from "@emailsvc/db";
-import { countCapped, pagination, type Total } from "../listing/pagination";
+import { listPage, pagination, type Total } from "../listing/pagination";
 import { findSegment } from "../segments/segment-row";
 import { leadView } from "./lead-row";
 
@@ -24,14 +24,22 @@ export async function listLeads(
 
   const fromWhere = `leads l WHERE ${where.join(" AND ")}`;
   const offset = (q.page - 1) * q.per_page;
-  const total = await countCapped(db, fromWhere, params.values, offset + q.per_page);
-  const { rows } = await db.pool.query<LeadRow>(
-    `SELECT ${LEAD_COLUMNS.split(", ")
-      .map((c) => `l.${c}`)
-      .join(
-        ", ",
-      )} FROM ${fromWhere} ORDER BY l.created_at DESC, l.id DESC LIMIT ${q.per_page} OFFSET ${offset}`,
+  const { rows, total } = await listPage(
+    db,
+    fromWhere,
     params.values,
+    { offset, perPage: q.per_page },
+    async (limit) =>
+      (
+        await db.pool.query<LeadRow>(
+          `SELECT ${LEAD_COLUMNS.split(", ")
+            .map((c) => `l.${c}`)
+            .join(
+              ", ",
+            )} FROM ${fromWhere} ORDER BY l.created_at DESC, l.id DESC LIMIT ${limit} OFFSET ${offset}`,
+          params.values,
+        )
+      ).rows,
   );
   return {
     body: {

@@ -28,12 +28,48 @@ export async function countCapped(
   );
   const counted = rows[0]!.n;
   if (counted < cap) return { total: counted, exact: true };
+  return { total: Math.max(counted, await estimateRows(db, fromWhere, params)), exact: false };
+}
+
+/**
+ * One page of a listing and its total. A shallow page counts (countCapped) beside reading the page. A page whose
+ * end lies past COUNT_CAP would make the count walk as many index entries as the page's OFFSET does, a second
+ * time: there the page is read with one row more than it shows instead, and that row says whether more follow
+ * (then the total is the planner's estimate, at least the rows up to it, as countCapped answers) or not (then it is
+ * exact). Only a page past the end is counted. `readPage(limit)` reads the page at its OFFSET.
+ */
+export async function listPage<R>(
+  db: Db,
+  fromWhere: string,
+  params: unknown[],
+  page: { offset: number; perPage: number },
+  readPage: (limit: number) => Promise<R[]>,
+): Promise<{ rows: R[]; total: Total }> {
+  const { offset, perPage } = page;
+  if (offset + perPage < COUNT_CAP) {
+    const [total, rows] = await Promise.all([
+      countCapped(db, fromWhere, params, offset + perPage),
+      readPage(perPage),
+    ]);
+    return { rows, total };
+  }
+  const rows = await readPage(perPage + 1);
+  if (!rows.length) return { rows, total: await countCapped(db, fromWhere, params, offset + perPage) };
+  if (rows.length <= perPage) return { rows, total: { total: offset + rows.length, exact: true } };
+  const counted = offset + perPage + 1;
+  return {
+    rows: rows.slice(0, perPage),
+    total: { total: Math.max(counted, await estimateRows(db, fromWhere, params)), exact: false },
+  };
+}
+
+/** The planner's row estimate for the listing's filter (EXPLAIN: nothing is read). */
+async function estimateRows(db: Db, fromWhere: string, params: unknown[]): Promise<number> {
   const plan = await db.pool.query<{ "QUERY PLAN": [{ Plan: { "Plan Rows": number } }] }>({
     text: `EXPLAIN (FORMAT JSON) SELECT 1 FROM ${fromWhere}`,
     values: params,
   });
-  const estimate = Math.round(plan.rows[0]!["QUERY PLAN"][0].Plan["Plan Rows"]);
-  return { total: Math.max(counted, estimate), exact: false };
+  return Math.round(plan.rows[0]!["QUERY PLAN"][0].Plan["Plan Rows"]);
 }
 
 export function pagination(page: number, perPage: number, total: number) {

@@ -1,6 +1,6 @@
 import type { ListThreadsQuery } from "@emailsvc/contracts";
 import { type Db, SqlParams } from "@emailsvc/db";
-import { countCapped, pagination, type Total } from "../listing/pagination";
+import { listPage, pagination, type Total } from "../listing/pagination";
 
 export interface ThreadRow {
   id: string;
@@ -50,18 +50,24 @@ export async function listThreads(
   if (q.since) where.push(`last_message_at >= ${params.add(q.since.toISOString())}::timestamptz`);
   const fromWhere = `inbound_threads WHERE ${where.join(" AND ")}`;
   const offset = (q.page - 1) * q.per_page;
-  const [total, page] = await Promise.all([
-    countCapped(db, fromWhere, params.values, offset + q.per_page),
-    db.pool.query<ThreadRow>(
-      `SELECT ${THREAD_COLUMNS} FROM ${fromWhere}
-        ORDER BY last_message_at DESC, id DESC LIMIT ${q.per_page} OFFSET ${offset}`,
-      params.values,
-    ),
-  ]);
+  const { rows, total } = await listPage(
+    db,
+    fromWhere,
+    params.values,
+    { offset, perPage: q.per_page },
+    async (limit) =>
+      (
+        await db.pool.query<ThreadRow>(
+          `SELECT ${THREAD_COLUMNS} FROM ${fromWhere}
+            ORDER BY last_message_at DESC, id DESC LIMIT ${limit} OFFSET ${offset}`,
+          params.values,
+        )
+      ).rows,
+  );
   return {
     body: {
       success: true,
-      data: page.rows.map(threadView),
+      data: rows.map(threadView),
       pagination: pagination(q.page, q.per_page, total.total),
     },
     total,
