@@ -13,6 +13,7 @@ module.exports = {
   testMatch: ["<rootDir>/src/**/*.test.ts", "<rootDir>/test/**/*.test.ts"],
   testPathIgnorePatterns: ["/node_modules/", "/dist/"],
   globalSetup: path.join(__dirname, "src/global-setup.js"),
+  globalTeardown: path.join(__dirname, "src/global-teardown.js"),
   testTimeout: 30000,
   testEnvironmentOptions: {
     customExportConditions: ["development", "node", "require", "default"],

@@ -1,9 +1,10 @@
 // Runs once per package test run: gives this package its own freshly migrated database and its own
 // RabbitMQ vhost, so turbo can run several packages' integration tests at the same time without them
 // seeing each other's rows or queues. Env set here is inherited by the jest workers.
-const { execFileSync, spawnSync } = require("node:child_process");
+const { execFileSync } = require("node:child_process");
 const path = require("node:path");
 const { Client } = require("pg");
+const { changeVhost } = require("./vhosts");
 
 const ADMIN_URL = process.env.TEST_ADMIN_DATABASE_URL || "postgresql://postgres@127.0.0.1:5432/postgres";
 
@@ -19,25 +20,6 @@ async function resetDatabase(name) {
   const url = new URL(ADMIN_URL);
   url.pathname = "/" + name;
   return url.toString();
-}
-
-// Vhost changes run one at a time across every package's set-up (turbo runs several at once): see
-// rabbit-vhost.js. flock -o: the lock is not inherited by anything the call leaves behind. Output is captured,
-// never inherited, and a call that hangs fails the run with the broker's answer in the message.
-const LOCK = "/tmp/emailsvc-test-rabbitmq-vhosts.lock";
-function recreateVhost(vhost) {
-  const r = spawnSync(
-    "flock",
-    ["-o", "-w", "600", LOCK, process.execPath, path.join(__dirname, "rabbit-vhost.js"), vhost],
-    {
-      stdio: ["ignore", "pipe", "pipe"],
-      encoding: "utf8",
-      timeout: 15 * 60_000,
-      killSignal: "SIGKILL",
-    },
-  );
-  if (r.status !== 0)
-    throw new Error(`could not recreate the RabbitMQ vhost ${vhost}: ${r.error?.message ?? r.stderr.trim()}`);
 }
 
 module.exports = async function globalSetup(config) {
@@ -56,7 +38,7 @@ module.exports = async function globalSetup(config) {
   process.env.DATABASE_URL = url;
 
   const vhost = `test_${pkg}`;
-  recreateVhost(vhost);
+  changeVhost(vhost);
   process.env.RABBITMQ_URL = `amqp://guest:guest@127.0.0.1:5672/${vhost}`;
   process.env.TEST_RABBITMQ_VHOST = vhost;
   process.env.REDIS_URL = process.env.REDIS_URL || "redis://127.0.0.1:6379/0";

@@ -1,4 +1,5 @@
-// Recreates one RabbitMQ vhost for a package's test run: `node rabbit-vhost.js <vhost>`. global-setup runs it
+// Recreates one RabbitMQ vhost for a package's test run: `node rabbit-vhost.js <vhost>` (global-setup), or deletes
+// it when the run is over: `node rabbit-vhost.js <vhost> --delete` (global-teardown). global-setup runs it
 // under flock so vhost changes happen one at a time across the packages turbo runs at once (concurrent
 // delete_vhost / add_vhost calls, each stopping or starting dozens of quorum queues, wedged RabbitMQ 3.10 here).
 //
@@ -49,21 +50,23 @@ function rabbitmqctl(args, mayFail = false) {
     throw new Error(`rabbitmqctl ${args.join(" ")}: ${r.error?.message ?? r.stderr?.trim() ?? r.status}`);
 }
 
-async function main(vhost) {
-  if (!vhost) throw new Error("usage: rabbit-vhost.js <vhost>");
+async function main(vhost, only) {
+  if (!vhost) throw new Error("usage: rabbit-vhost.js <vhost> [--delete]");
   const v = encodeURIComponent(vhost);
   if (await apiAnswers()) {
     await api("DELETE", `/vhosts/${v}`);
+    if (only === "--delete") return;
     await api("PUT", `/vhosts/${v}`);
     await api("PUT", `/permissions/${v}/guest`, { configure: ".*", write: ".*", read: ".*" });
     return;
   }
   rabbitmqctl(["delete_vhost", vhost], true);
+  if (only === "--delete") return;
   rabbitmqctl(["add_vhost", vhost]);
   rabbitmqctl(["set_permissions", "-p", vhost, "guest", ".*", ".*", ".*"]);
 }
 
-main(process.argv[2]).then(
+main(process.argv[2], process.argv[3]).then(
   () => process.exit(0),
   (e) => {
     console.error(e.message);
