@@ -11,7 +11,6 @@ import { createSimulator, type Simulator } from "@emailsvc/provider-simulator";
 import { sleep, waitFor } from "@emailsvc/testing";
 
 const root = path.resolve(__dirname, "../../..");
-const tsx = require.resolve("tsx/cli");
 export const ADMIN_TOKEN = "admin-token-for-campaign-tests-0123";
 export const TRACKING_SECRET = "tracking-secret-for-campaign-tests";
 
@@ -109,17 +108,24 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const services: Service[] = [];
   function start(name: string, port: number, env: Record<string, string>, internalPort?: number): Service {
     let out = "";
-    const proc = spawn(process.execPath, [tsx, "--conditions=development", `apps/${name}/src/main.ts`], {
-      cwd: root,
-      env: {
-        ...process.env,
-        ...common,
-        ...env,
-        PORT: String(port),
-        ...(internalPort ? { INTERNAL_PORT: String(internalPort) } : {}),
+    // node itself with tsx's loader, not the tsx CLI: the CLI runs main.ts in a child of its own, which a SIGKILL
+    // of the CLI left running (the killed-dispatcher test then killed only the launcher, and the dispatchers it
+    // meant to kill kept running after the test run, holding its output pipe)
+    const proc = spawn(
+      process.execPath,
+      ["--conditions=development", "--import", "tsx", `apps/${name}/src/main.ts`],
+      {
+        cwd: root,
+        env: {
+          ...process.env,
+          ...common,
+          ...env,
+          PORT: String(port),
+          ...(internalPort ? { INTERNAL_PORT: String(internalPort) } : {}),
+        },
+        stdio: ["ignore", "pipe", "pipe"],
       },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    );
     const keep = (d: Buffer) => (out = (out + d.toString()).slice(-20_000));
     proc.stdout!.on("data", keep);
     proc.stderr!.on("data", keep);
