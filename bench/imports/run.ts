@@ -19,7 +19,14 @@ import { randomUUID } from "node:crypto";
 import ExcelJS from "exceljs";
 import pg from "pg";
 import { from as copyFrom } from "pg-copy-streams";
-import { cpuBetween, pidListeningOn, type ProcGroup, snapshot, withChildren } from "../lib/proc-cpu";
+import {
+  cpuBetween,
+  pidListeningOn,
+  postgresCpuMs,
+  type ProcGroup,
+  snapshot,
+  withChildren,
+} from "../lib/proc-cpu";
 import { DATABASE_URL, demo, mb, numArg, rssOf } from "../lib/stack";
 
 const d = demo();
@@ -37,26 +44,6 @@ const byPort =
     const pid = pidListeningOn(port);
     return pid ? (children ? withChildren(pid) : [pid]) : [];
   };
-/**
- * PostgreSQL's CPU ms: its backends now, plus the postmaster's own and that of the backends it has reaped
- * (cutime + cstime): a backend that ends between two snapshots (the runner releases its extra chunk connections
- * at the end) would otherwise take its CPU with it.
- */
-function postgresCpuMs(): number {
-  const pid = pidListeningOn(5432);
-  if (!pid) return 0;
-  let ms = 0;
-  for (const p of withChildren(pid)) {
-    try {
-      const stat = fs.readFileSync(`/proc/${p}/stat`, "utf8");
-      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      ms += (Number(f[11]) + Number(f[12]) + (p === pid ? Number(f[13]) + Number(f[14]) : 0)) * 10;
-    } catch {
-      /* ended meanwhile: counted in the postmaster's cutime from now on */
-    }
-  }
-  return ms;
-}
 const PG_GROUP = { name: "postgresql" };
 const GROUPS: ProcGroup[] = [
   { name: "scheduler", find: byPort(SCHEDULER_PORT) },

@@ -125,10 +125,8 @@ async function rawBaseline(payload: string, projectId: string): Promise<{ temp: 
 
 async function main() {
   const rssBefore = await rssOf(3001 + OFFSET);
-  // accept-side CPU only (public-api while the batches are answered; the workers drain later). Not PostgreSQL:
-  // stackGroups sums the postmaster's children, and a backend that exits between the snapshots (the send-workers'
-  // and the outbox relays' churn during the run) takes its CPU with it, so the difference can come out negative.
-  const groups = stackGroups(OFFSET).filter((g) => g.name === "public-api");
+  // accept-side CPU only (public-api and PostgreSQL while the batches are answered; the workers drain later)
+  const groups = stackGroups(OFFSET).filter((g) => g.name === "public-api" || g.name === "postgresql");
   const cpuBefore = snapshot(groups);
   const stop = { done: false };
   const probe = probeLoop(stop);
