@@ -1,6 +1,12 @@
 import fs from "node:fs";
 import path from "node:path";
-import { emptyFilters, MIGRATIONS_DIR, readMigrationsList, readSchemaFiles, SCHEMA_PATH } from "./migrations-dir";
+import {
+  emptyFilters,
+  MIGRATIONS_DIR,
+  readMigrationsList,
+  readSchemaFiles,
+  SCHEMA_PATH,
+} from "./migrations-dir";
 import { ensureDatabase } from "./pg-adapter-factory";
 import { createSchemaEngine } from "./schema-engine";
 
