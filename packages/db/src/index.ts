@@ -7,7 +7,7 @@ export * from "./generated/prisma/client";
 export { createMigration, deployMigrations, diffMigrationsToSchema } from "./migrations";
 export * from "./sender-verified-sql";
 // The driver types a repository signature may name (only packages/db imports pg itself).
-export type { Pool, PoolClient } from "pg";
+export type { Pool, PoolClient, QueryResultRow } from "pg";
 export * from "./activity-status";
 export * from "./quota";
 export * from "./activities.repo";

@@ -57,24 +57,17 @@ export async function listEvents(
   if (q.until) where.push(`occurred_at <= ${params.add(q.until.toISOString())}::timestamptz`);
 
   const fromWhere = `lead_events WHERE ${where.join(" AND ")}`;
-  const offset = (q.page - 1) * q.per_page;
-  const { rows, total } = await listPage(
+  const { rows, total } = await listPage<EventRow>(
     db,
     fromWhere,
     params.values,
-    { offset, perPage: q.per_page },
-    async (limit) =>
-      (
-        await db.pool.query<EventRow>(
-          `WITH page AS (
+    q,
+    (limit, offset) => `WITH page AS (
              SELECT id, occurred_at FROM ${fromWhere} ORDER BY occurred_at DESC, id DESC LIMIT ${limit} OFFSET ${offset}
            )
            SELECT e.id, l.email, e.name, e.properties, e.occurred_at, e.lead_id, e.created_at
              FROM page JOIN lead_events e ON e.id = page.id JOIN leads l ON l.id = e.lead_id AND l.project_id = $1
             ORDER BY page.occurred_at DESC, page.id DESC`,
-          params.values,
-        )
-      ).rows,
   );
   return {
     body: {

@@ -23,23 +23,15 @@ export async function listLeads(
   if (q.segment) where.push(membershipSql(await findSegment(db, projectId, q.segment), params));
 
   const fromWhere = `leads l WHERE ${where.join(" AND ")}`;
-  const offset = (q.page - 1) * q.per_page;
-  const { rows, total } = await listPage(
+  const { rows, total } = await listPage<LeadRow>(
     db,
     fromWhere,
     params.values,
-    { offset, perPage: q.per_page },
-    async (limit) =>
-      (
-        await db.pool.query<LeadRow>(
-          `SELECT ${LEAD_COLUMNS.split(", ")
-            .map((c) => `l.${c}`)
-            .join(
-              ", ",
-            )} FROM ${fromWhere} ORDER BY l.created_at DESC, l.id DESC LIMIT ${limit} OFFSET ${offset}`,
-          params.values,
-        )
-      ).rows,
+    q,
+    (limit, offset) =>
+      `SELECT ${LEAD_COLUMNS.split(", ")
+        .map((c) => `l.${c}`)
+        .join(", ")} FROM ${fromWhere} ORDER BY l.created_at DESC, l.id DESC LIMIT ${limit} OFFSET ${offset}`,
   );
   return {
     body: {

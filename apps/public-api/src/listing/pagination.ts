@@ -1,4 +1,4 @@
-import type { Db } from "@emailsvc/db";
+import type { Db, QueryResultRow } from "@emailsvc/db";
 
 /** Counting stops here (or past the page asked for, if later): an exact count of 100 M rows is not affordable. */
 export const COUNT_CAP = 10_000;
@@ -36,24 +36,26 @@ export async function countCapped(
  * end lies past COUNT_CAP would make the count walk as many index entries as the page's OFFSET does, a second
  * time: there the page is read with one row more than it shows instead, and that row says whether more follow
  * (then the total is the planner's estimate, at least the rows up to it, as countCapped answers) or not (then it is
- * exact). Only a page past the end is counted. `readPage(limit)` reads the page at its OFFSET.
+ * exact). Only a page past the end is counted. `pageSql(limit, offset)` is the page's statement over `params`.
  */
-export async function listPage<R>(
+export async function listPage<R extends QueryResultRow>(
   db: Db,
   fromWhere: string,
   params: unknown[],
-  page: { offset: number; perPage: number },
-  readPage: (limit: number) => Promise<R[]>,
+  q: { page: number; per_page: number },
+  pageSql: (limit: number, offset: number) => string,
 ): Promise<{ rows: R[]; total: Total }> {
-  const { offset, perPage } = page;
+  const perPage = q.per_page;
+  const offset = (q.page - 1) * perPage;
+  const read = async (limit: number) => (await db.pool.query<R>(pageSql(limit, offset), params)).rows;
   if (offset + perPage < COUNT_CAP) {
     const [total, rows] = await Promise.all([
       countCapped(db, fromWhere, params, offset + perPage),
-      readPage(perPage),
+      read(perPage),
     ]);
     return { rows, total };
   }
-  const rows = await readPage(perPage + 1);
+  const rows = await read(perPage + 1);
   if (!rows.length) return { rows, total: await countCapped(db, fromWhere, params, offset + perPage) };
   if (rows.length <= perPage) return { rows, total: { total: offset + rows.length, exact: true } };
   const counted = offset + perPage + 1;

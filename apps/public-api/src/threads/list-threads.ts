@@ -49,20 +49,13 @@ export async function listThreads(
   if (q.campaign_id) where.push(`campaign_id = ${params.add(q.campaign_id)}::uuid`);
   if (q.since) where.push(`last_message_at >= ${params.add(q.since.toISOString())}::timestamptz`);
   const fromWhere = `inbound_threads WHERE ${where.join(" AND ")}`;
-  const offset = (q.page - 1) * q.per_page;
-  const { rows, total } = await listPage(
+  const { rows, total } = await listPage<ThreadRow>(
     db,
     fromWhere,
     params.values,
-    { offset, perPage: q.per_page },
-    async (limit) =>
-      (
-        await db.pool.query<ThreadRow>(
-          `SELECT ${THREAD_COLUMNS} FROM ${fromWhere}
+    q,
+    (limit, offset) => `SELECT ${THREAD_COLUMNS} FROM ${fromWhere}
             ORDER BY last_message_at DESC, id DESC LIMIT ${limit} OFFSET ${offset}`,
-          params.values,
-        )
-      ).rows,
   );
   return {
     body: {
