@@ -41,6 +41,8 @@ export interface Stack {
   apiUrl: string;
   ingestUrl: string;
   dispatchers: Service[];
+  /** The send-worker (its output, for a failing test's message). */
+  worker: Service;
   /** Starts one more dispatcher replica (waits until it is ready). */
   startDispatcher(env?: Record<string, string>): Promise<Service>;
   /** SIGKILLs a service and waits for it to be gone. */
@@ -167,6 +169,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     apiUrl: `http://127.0.0.1:${apiPort}`,
     ingestUrl,
     dispatchers,
+    worker,
     startDispatcher,
     async kill(s) {
       if (s.proc.exitCode !== null || s.proc.signalCode) return;

@@ -9,7 +9,7 @@ import {
 } from "./fixtures/clients";
 import { deliverRaw, inboundOf, makeProject, sendEmail, type Stack, startStack } from "./harness";
 
-jest.setTimeout(120_000);
+jest.setTimeout(240_000);
 let stack: Stack;
 beforeAll(async () => {
   stack = await startStack();

@@ -58,7 +58,7 @@ export async function spawnService(
   name: string,
   env: Record<string, string>,
   port: number,
-  timeoutMs = 60_000,
+  timeoutMs = 150_000,
 ): Promise<Child> {
   fs.mkdirSync(logDir, { recursive: true });
   const out = fs.openSync(path.join(logDir, `${name}.log`), "a");

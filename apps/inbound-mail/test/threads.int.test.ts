@@ -3,7 +3,7 @@
 import { randomUUID } from "node:crypto";
 import { inboundOf, inject, makeProject, sendEmail, type Stack, startStack } from "./harness";
 
-jest.setTimeout(120_000);
+jest.setTimeout(240_000);
 let stack: Stack;
 beforeAll(async () => {
   stack = await startStack();
