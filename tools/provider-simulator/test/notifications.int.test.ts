@@ -162,7 +162,7 @@ describe("SES event notifications", () => {
     });
     const t0 = Date.now();
     await sendRawEmail(ses, { from: "news@shop.example", to: ["x@example.org"], raw: raw("x@example.org") });
-    expect(Date.now() - t0).toBeLessThan(200);
+    expect(Date.now() - t0).toBeLessThan(1_000); // not held by the notification (a loaded CI machine takes ~100 ms for a call)
     await sim.flushNotifications();
     await fetch(`${sim.url}/_sim/config`, {
       method: "POST",
