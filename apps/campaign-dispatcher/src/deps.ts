@@ -1,4 +1,4 @@
-import { createSesClient } from "@emailsvc/provider";
+import { createSesClient, providerConfigFromEnv } from "@emailsvc/provider";
 import { type BaseDeps, createBaseDeps, createOutbox, type Outbox } from "@emailsvc/runtime";
 import type { Env } from "./env";
 import { createProviderQuota, type ProviderQuota } from "./infra/provider-quota";
@@ -13,13 +13,7 @@ export interface Deps extends BaseDeps {
 
 export async function createDeps(env: Env): Promise<Deps> {
   const base = await createBaseDeps("campaign-dispatcher", env);
-  const ses = createSesClient({
-    region: env.AWS_REGION,
-    ...(env.AWS_ACCESS_KEY_ID ? { accessKeyId: env.AWS_ACCESS_KEY_ID } : {}),
-    ...(env.AWS_SECRET_ACCESS_KEY ? { secretAccessKey: env.AWS_SECRET_ACCESS_KEY } : {}),
-    ...(env.SES_ENDPOINT ? { endpoint: env.SES_ENDPOINT } : {}),
-    requestTimeoutMs: 5_000,
-  });
+  const ses = createSesClient(providerConfigFromEnv(env, "ses", { requestTimeoutMs: 5_000 }));
   return {
     ...base,
     env,

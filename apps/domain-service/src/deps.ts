@@ -1,6 +1,6 @@
 import { findApiKey } from "@emailsvc/db";
 import type { ApiKeyLookup } from "@emailsvc/http";
-import { createSesClient } from "@emailsvc/provider";
+import { createSesClient, providerConfigFromEnv } from "@emailsvc/provider";
 import { type BaseDeps, createBaseDeps } from "@emailsvc/runtime";
 import type { Env } from "./env";
 import { systemTxtLookup, type TxtLookup } from "./use-cases/dns-check";
@@ -15,12 +15,7 @@ export interface Deps extends BaseDeps {
 
 export async function createDeps(env: Env): Promise<Deps> {
   const base = await createBaseDeps("domain-service", env);
-  const ses = createSesClient({
-    region: env.AWS_REGION,
-    ...(env.SES_ENDPOINT ? { endpoint: env.SES_ENDPOINT } : {}),
-    ...(env.AWS_ACCESS_KEY_ID ? { accessKeyId: env.AWS_ACCESS_KEY_ID } : {}),
-    ...(env.AWS_SECRET_ACCESS_KEY ? { secretAccessKey: env.AWS_SECRET_ACCESS_KEY } : {}),
-  });
+  const ses = createSesClient(providerConfigFromEnv(env, "ses"));
   return {
     ...base,
     provider: sesIdentityProvider(ses, env.AWS_REGION),

@@ -1,6 +1,7 @@
 import {
   createS3Client,
   createSesV1Client,
+  providerConfigFromEnv,
   snsVerifierFromEnv,
   type S3ClientType,
   type SesV1Client,
@@ -19,18 +20,12 @@ export interface Deps extends BaseDeps {
 
 export async function createDeps(env: Env): Promise<Deps> {
   const base = await createBaseDeps("inbound-mail", env);
-  const provider = {
-    region: env.AWS_REGION,
-    ...(env.AWS_ACCESS_KEY_ID ? { accessKeyId: env.AWS_ACCESS_KEY_ID } : {}),
-    ...(env.AWS_SECRET_ACCESS_KEY ? { secretAccessKey: env.AWS_SECRET_ACCESS_KEY } : {}),
-    requestTimeoutMs: 15_000,
-  };
   return {
     ...base,
     env,
     outbox: createOutbox(base),
-    s3: createS3Client({ ...provider, ...(env.S3_ENDPOINT ? { endpoint: env.S3_ENDPOINT } : {}) }),
-    sesV1: createSesV1Client({ ...provider, ...(env.SES_ENDPOINT ? { endpoint: env.SES_ENDPOINT } : {}) }),
+    s3: createS3Client(providerConfigFromEnv(env, "s3", { requestTimeoutMs: 15_000 })),
+    sesV1: createSesV1Client(providerConfigFromEnv(env, "ses", { requestTimeoutMs: 15_000 })),
     verify: snsVerifierFromEnv({
       SNS_CERT_HOST_PATTERN: env.SNS_CERT_HOST_PATTERN,
       SNS_ALLOW_HTTP_CERT_URLS: env.SNS_ALLOW_HTTP_CERT_URLS,

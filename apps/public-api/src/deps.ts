@@ -1,12 +1,18 @@
-import { Redis } from "ioredis";
 import { type Batcher, findApiKey } from "@emailsvc/db";
-import { type BaseDeps, createBaseDeps, createOutbox, type Outbox } from "@emailsvc/runtime";
+import {
+  type BaseDeps,
+  createBaseDeps,
+  createOutbox,
+  createRedis,
+  type Outbox,
+  type Redis,
+} from "@emailsvc/runtime";
 import type { AttachmentStore } from "./sends/attachments/attachment-store";
 import { createSafeDownloader, type SafeDownloader } from "./sends/attachments/safe-download";
 import { allowAnyAddress, type ApiKeyLookup } from "@emailsvc/http";
 import { type ApiKeyCache, createApiKeyCache } from "./infra/api-key-cache";
 import type { ImportDeps } from "./imports/import-deps";
-import { createS3Client } from "@emailsvc/provider";
+import { createS3Client, providerConfigFromEnv } from "@emailsvc/provider";
 import { createRedisIdempotencyStore, type IdempotencyStore } from "./idempotency/idempotency-store";
 import { createS3AttachmentStore } from "./sends/attachments/s3-attachment-store";
 import {
@@ -42,34 +48,13 @@ export interface Deps extends BaseDeps {
   closeExtras(): Promise<void>;
 }
 
-/**
- * Idempotency cache client tuned to fail fast: no offline queue and no per-command retries, so with Redis down a
- * command errors at once and the send goes through without the cache (spec 5), instead of waiting.
- */
-export function createRedis(
-  env: Pick<Env, "REDIS_URL" | "REDIS_CONNECT_TIMEOUT_MS">,
-  onError: (err: Error) => void,
-): Redis {
-  const redis = new Redis(env.REDIS_URL, {
-    connectTimeout: env.REDIS_CONNECT_TIMEOUT_MS,
-    commandTimeout: 1_000,
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 0,
-    retryStrategy: (times) => Math.min(times * 250, 5_000),
-  });
-  redis.on("error", onError);
-  return redis;
-}
-
 export async function createDeps(env: Env): Promise<Deps> {
   const base = await createBaseDeps("public-api", env);
-  let lastRedisLog = 0;
-  const redis = createRedis(env, (err) => {
-    // ioredis reports every reconnect attempt; one line per 30 s is enough to see the cache is down.
-    if (Date.now() - lastRedisLog > 30_000) {
-      lastRedisLog = Date.now();
-      base.logger.warn({ err: err.message }, "redis (idempotency cache) unavailable");
-    }
+  // The idempotency and API-key caches: a request goes on without them when Redis is down (spec 5).
+  const redis = createRedis(env.REDIS_URL, base.logger, {
+    purpose: "idempotency cache",
+    failFast: true,
+    connectTimeoutMs: env.REDIS_CONNECT_TIMEOUT_MS,
   });
   const downloader = createSafeDownloader({
     timeoutMs: env.ATTACHMENT_DOWNLOAD_TIMEOUT_MS,
@@ -77,15 +62,7 @@ export async function createDeps(env: Env): Promise<Deps> {
     maxRedirects: 5,
     ...(env.ATTACHMENT_URL_ALLOW_PRIVATE ? { allowAddress: allowAnyAddress } : {}),
   });
-  const attachmentStore = createS3AttachmentStore(
-    {
-      region: env.AWS_REGION,
-      ...(env.S3_ENDPOINT ? { endpoint: env.S3_ENDPOINT } : {}),
-      ...(env.AWS_ACCESS_KEY_ID ? { accessKeyId: env.AWS_ACCESS_KEY_ID } : {}),
-      ...(env.AWS_SECRET_ACCESS_KEY ? { secretAccessKey: env.AWS_SECRET_ACCESS_KEY } : {}),
-    },
-    env.ATTACHMENTS_BUCKET,
-  );
+  const attachmentStore = createS3AttachmentStore(providerConfigFromEnv(env, "s3"), env.ATTACHMENTS_BUCKET);
   const keyCache = createApiKeyCache(
     async (key) => {
       const found = await findApiKey(base.db, key);
@@ -107,12 +84,7 @@ export async function createDeps(env: Env): Promise<Deps> {
     attachmentStore,
     readInboundMime: createInboundMimeReader(env),
     imports: {
-      s3: createS3Client({
-        region: env.AWS_REGION,
-        ...(env.S3_ENDPOINT ? { endpoint: env.S3_ENDPOINT } : {}),
-        ...(env.AWS_ACCESS_KEY_ID ? { accessKeyId: env.AWS_ACCESS_KEY_ID } : {}),
-        ...(env.AWS_SECRET_ACCESS_KEY ? { secretAccessKey: env.AWS_SECRET_ACCESS_KEY } : {}),
-      }),
+      s3: createS3Client(providerConfigFromEnv(env, "s3")),
       bucket: env.IMPORTS_BUCKET,
       maxFileBytes: env.IMPORT_MAX_FILE_BYTES,
     },

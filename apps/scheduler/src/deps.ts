@@ -1,4 +1,4 @@
-import { createS3Client, type S3ClientType } from "@emailsvc/provider";
+import { createS3Client, providerConfigFromEnv, type S3ClientType } from "@emailsvc/provider";
 import { type BaseDeps, createBaseDeps, createOutbox, type Outbox } from "@emailsvc/runtime";
 import type { Env } from "./env";
 
@@ -15,11 +15,6 @@ export async function createDeps(env: Env): Promise<Deps> {
     ...base,
     env,
     outbox: createOutbox(base, { batchSize: 200 }),
-    importsS3: createS3Client({
-      region: env.AWS_REGION,
-      ...(env.S3_ENDPOINT ? { endpoint: env.S3_ENDPOINT } : {}),
-      ...(env.AWS_ACCESS_KEY_ID ? { accessKeyId: env.AWS_ACCESS_KEY_ID } : {}),
-      ...(env.AWS_SECRET_ACCESS_KEY ? { secretAccessKey: env.AWS_SECRET_ACCESS_KEY } : {}),
-    }),
+    importsS3: createS3Client(providerConfigFromEnv(env, "s3")),
   };
 }

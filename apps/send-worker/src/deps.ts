@@ -1,7 +1,18 @@
-import Redis from "ioredis";
-import { createS3Client, createSesClient, sesMessageIdDomain } from "@emailsvc/provider";
+import {
+  createS3Client,
+  createSesClient,
+  providerConfigFromEnv,
+  sesMessageIdDomain,
+} from "@emailsvc/provider";
 import type { Logger } from "@emailsvc/observability";
-import { type BaseDeps, createBaseDeps, createOutbox, type Outbox } from "@emailsvc/runtime";
+import {
+  type BaseDeps,
+  createBaseDeps,
+  createOutbox,
+  createRedis,
+  type Outbox,
+  type Redis,
+} from "@emailsvc/runtime";
 import type { Env } from "./env";
 import { createRateLimiter } from "./infra/rate-limiter";
 import { createPostalAddresses, createSendStatements } from "./repos/activity.repo";
@@ -17,28 +28,22 @@ export interface Deps extends BaseDeps {
 export async function createDeps(env: Env): Promise<Deps> {
   // Its batch statements over `activities` are planned for each batch (queryPlanned), parsed once.
   const base = await createBaseDeps("send-worker", env, { db: { planEachCall: true } });
-  const provider = {
-    region: env.AWS_REGION,
-    ...(env.AWS_ACCESS_KEY_ID ? { accessKeyId: env.AWS_ACCESS_KEY_ID } : {}),
-    ...(env.AWS_SECRET_ACCESS_KEY ? { secretAccessKey: env.AWS_SECRET_ACCESS_KEY } : {}),
-  };
-  const redis = new Redis(env.REDIS_URL, { maxRetriesPerRequest: 3, lazyConnect: false });
-  redis.on("error", (err) => base.logger.warn({ err: err.message }, "redis error"));
+  const redis = createRedis(env.REDIS_URL, base.logger, { purpose: "send rate limiter" });
   const outbox = createOutbox(base);
   const send: SendActivityDeps = {
     db: base.db,
     // the Message-ID SES gives the email, stored at mark-sent for inbound replies' In-Reply-To
     statements: createSendStatements(base.db, { messageIdDomain: sesMessageIdDomain(env.AWS_REGION) }),
-    ses: createSesClient({
-      ...provider,
-      ...(env.SES_ENDPOINT ? { endpoint: env.SES_ENDPOINT } : {}),
-      requestTimeoutMs: env.PROVIDER_TIMEOUT_MS,
-      // The SDK never retries a send behind the worker's back: a retry would skip the global rate limiter (a
-      // throttled call came straight back as another throttle) and, after a timeout, could send an email SES
-      // had already accepted. Throttling and transient errors are retried by the worker, each with a new slot.
-      maxAttempts: 1,
-    }),
-    s3: createS3Client({ ...provider, ...(env.S3_ENDPOINT ? { endpoint: env.S3_ENDPOINT } : {}) }),
+    ses: createSesClient(
+      providerConfigFromEnv(env, "ses", {
+        requestTimeoutMs: env.PROVIDER_TIMEOUT_MS,
+        // The SDK never retries a send behind the worker's back: a retry would skip the global rate limiter (a
+        // throttled call came straight back as another throttle) and, after a timeout, could send an email SES
+        // had already accepted. Throttling and transient errors are retried by the worker, each with a new slot.
+        maxAttempts: 1,
+      }),
+    ),
+    s3: createS3Client(providerConfigFromEnv(env, "s3")),
     limiter: createRateLimiter(redis, {
       perSecond: env.SEND_RATE_PER_SECOND,
       key: env.SEND_RATE_KEY,

@@ -1,4 +1,4 @@
-import { providerConfigSchema } from "./config";
+import { providerConfigFromEnv, providerConfigSchema } from "./config";
 import { createS3Client, createSesClient } from "./clients";
 
 describe("provider config and clients", () => {
@@ -23,5 +23,27 @@ describe("provider config and clients", () => {
 
   it("rejects a malformed endpoint", () => {
     expect(providerConfigSchema.safeParse({ endpoint: "not a url" }).success).toBe(false);
+  });
+
+  it("reads one service's configuration from the env", () => {
+    const env = {
+      AWS_REGION: "eu-west-1",
+      SES_ENDPOINT: "http://127.0.0.1:4566",
+      S3_ENDPOINT: "http://127.0.0.1:4569",
+      AWS_ACCESS_KEY_ID: "a",
+      AWS_SECRET_ACCESS_KEY: "b",
+    };
+    expect(providerConfigFromEnv(env, "s3")).toEqual({
+      region: "eu-west-1",
+      endpoint: "http://127.0.0.1:4569",
+      accessKeyId: "a",
+      secretAccessKey: "b",
+    });
+    expect(providerConfigFromEnv(env, "ses", { maxAttempts: 1 })).toMatchObject({
+      endpoint: "http://127.0.0.1:4566",
+      maxAttempts: 1,
+    });
+    // production: no endpoint override, the SDK's default credential chain
+    expect(providerConfigFromEnv({ AWS_REGION: "us-east-1" }, "sns")).toEqual({ region: "us-east-1" });
   });
 });

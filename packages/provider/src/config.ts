@@ -25,3 +25,33 @@ export interface ProviderConfig {
   maxAttempts?: number;
   requestTimeoutMs?: number;
 }
+
+/** The AWS variables every service reads (packages/config's `providerEnv`). */
+export interface ProviderEnv {
+  AWS_REGION: string;
+  SES_ENDPOINT?: string | undefined;
+  S3_ENDPOINT?: string | undefined;
+  SNS_ENDPOINT?: string | undefined;
+  AWS_ACCESS_KEY_ID?: string | undefined;
+  AWS_SECRET_ACCESS_KEY?: string | undefined;
+}
+
+/**
+ * One service's client configuration from the env: the region, the static credentials when both are set (else
+ * the SDK's default chain), and that service's local endpoint override when there is one. `extra` adds the
+ * caller's timeout or attempts.
+ */
+export function providerConfigFromEnv(
+  env: ProviderEnv,
+  service: "ses" | "s3" | "sns",
+  extra: Pick<ProviderConfig, "maxAttempts" | "requestTimeoutMs"> = {},
+): ProviderConfig {
+  const endpoint = { ses: env.SES_ENDPOINT, s3: env.S3_ENDPOINT, sns: env.SNS_ENDPOINT }[service];
+  return {
+    region: env.AWS_REGION,
+    ...(endpoint ? { endpoint } : {}),
+    ...(env.AWS_ACCESS_KEY_ID ? { accessKeyId: env.AWS_ACCESS_KEY_ID } : {}),
+    ...(env.AWS_SECRET_ACCESS_KEY ? { secretAccessKey: env.AWS_SECRET_ACCESS_KEY } : {}),
+    ...extra,
+  };
+}

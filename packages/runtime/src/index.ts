@@ -4,3 +4,4 @@ export * from "./serve";
 export * from "./run-service";
 export * from "./base-app";
 export * from "./outbox";
+export * from "./redis";

@@ -1,4 +1,4 @@
-import { createS3Client, getObjectBytes } from "@emailsvc/provider";
+import { createS3Client, getObjectBytes, providerConfigFromEnv } from "@emailsvc/provider";
 import type { Env } from "../env";
 import type { InboundMimeReader } from "./read-raw";
 
@@ -9,11 +9,6 @@ export function createInboundMimeReader(
     "AWS_REGION" | "S3_ENDPOINT" | "AWS_ACCESS_KEY_ID" | "AWS_SECRET_ACCESS_KEY" | "INBOUND_BUCKET"
   >,
 ): InboundMimeReader {
-  const s3 = createS3Client({
-    region: env.AWS_REGION,
-    ...(env.S3_ENDPOINT ? { endpoint: env.S3_ENDPOINT } : {}),
-    ...(env.AWS_ACCESS_KEY_ID ? { accessKeyId: env.AWS_ACCESS_KEY_ID } : {}),
-    ...(env.AWS_SECRET_ACCESS_KEY ? { secretAccessKey: env.AWS_SECRET_ACCESS_KEY } : {}),
-  });
+  const s3 = createS3Client(providerConfigFromEnv(env, "s3"));
   return (key) => getObjectBytes(s3, env.INBOUND_BUCKET, key);
 }
