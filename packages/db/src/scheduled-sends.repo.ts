@@ -183,3 +183,43 @@ export async function nextDueAt(pool: Pool): Promise<Date | null> {
   );
   return res.rows[0]?.next ?? null;
 }
+
+/** A scheduled send as the v1 API shows it. */
+export interface ScheduledSendRow {
+  id: string;
+  status: string;
+  scheduled_for: Date;
+  timezone: string;
+  local_time: string;
+  cancelled_at: Date | null;
+  sent_at: Date | null;
+  created_at: Date;
+}
+
+/** The project's scheduled send with that id, or null (another project's id is not found either). */
+export async function findScheduledSend(
+  q: Pick<Pool | PoolClient, "query">,
+  projectId: string,
+  id: string,
+): Promise<ScheduledSendRow | null> {
+  const r = await q.query<ScheduledSendRow>(
+    `SELECT id, status, scheduled_for, timezone, local_time, cancelled_at, sent_at, created_at
+       FROM scheduled_sends WHERE id = $1 AND project_id = $2`,
+    [id, projectId],
+  );
+  return r.rows[0] ?? null;
+}
+
+/** How many of a scheduled send's recipients are in each activity status ({ queued: 3, sent: 7 }). */
+export async function countScheduledRecipients(
+  q: Pick<Pool | PoolClient, "query">,
+  projectId: string,
+  scheduledSendId: string,
+): Promise<Record<string, number>> {
+  const r = await q.query<{ status: string; n: number }>(
+    `SELECT status, count(*)::int AS n FROM activities
+      WHERE scheduled_send_id = $1 AND project_id = $2 GROUP BY status`,
+    [scheduledSendId, projectId],
+  );
+  return Object.fromEntries(r.rows.map((c) => [c.status, c.n]));
+}

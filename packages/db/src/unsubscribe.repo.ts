@@ -26,3 +26,20 @@ export async function recordUnsubscribe(
     [projectId, recipient, activityId, normalizeLeadEmail(recipient)],
   );
 }
+
+/**
+ * The send an unsubscribe link names (its id is signed into the link, so the link itself is the tenant), with
+ * whether its recipient is suppressed already; null for an unknown or project-less send.
+ */
+export async function findUnsubscribeTarget(
+  q: Pick<Pool | PoolClient, "query">,
+  activityId: string,
+): Promise<{ recipient: string; project_id: string; suppressed: boolean } | null> {
+  const r = await q.query<{ recipient: string; project_id: string; suppressed: boolean }>(
+    `SELECT a.recipient, a.project_id,
+            EXISTS (SELECT 1 FROM suppressions s WHERE s.project_id = a.project_id AND s.email = lower(a.recipient)) AS suppressed
+       FROM activities a WHERE a.id = $1 AND a.project_id IS NOT NULL`,
+    [activityId],
+  );
+  return r.rows[0] ?? null;
+}

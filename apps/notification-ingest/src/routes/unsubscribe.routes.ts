@@ -1,7 +1,7 @@
 import { isUuid } from "@emailsvc/contracts";
 import { Router, type Response } from "express";
 import { escapeHtml, verifyUnsubscribe } from "@emailsvc/content";
-import { type Db, recordUnsubscribe } from "@emailsvc/db";
+import { type Db, findUnsubscribeTarget, recordUnsubscribe } from "@emailsvc/db";
 import { methodNotAllowed } from "@emailsvc/http";
 
 const page = (res: Response, status: number, title: string, body: string): void => {
@@ -27,13 +27,7 @@ const INVALID = "<p>This unsubscribe link is not valid. Use the link in the emai
 /** The activity the link was written for, or null when the link is not one we signed. */
 async function recipientOf(db: Db, secret: string, id: string, sig: unknown) {
   if (!isUuid(id) || typeof sig !== "string" || !verifyUnsubscribe(secret, id, sig)) return null;
-  const r = await db.pool.query<{ recipient: string; project_id: string; suppressed: boolean }>(
-    `SELECT a.recipient, a.project_id,
-            EXISTS (SELECT 1 FROM suppressions s WHERE s.project_id = a.project_id AND s.email = lower(a.recipient)) AS suppressed
-       FROM activities a WHERE a.id = $1 AND a.project_id IS NOT NULL`,
-    [id],
-  );
-  return r.rows[0] ?? null;
+  return findUnsubscribeTarget(db.pool, id);
 }
 
 /**

@@ -1,6 +1,12 @@
 import { isUuid } from "@emailsvc/contracts";
 import { Router } from "express";
-import { cancelScheduledSend, type Db } from "@emailsvc/db";
+import {
+  cancelScheduledSend,
+  countScheduledRecipients,
+  type Db,
+  findScheduledSend,
+  type ScheduledSendRow,
+} from "@emailsvc/db";
 import {
   apiKeyAuth,
   AppError,
@@ -9,17 +15,6 @@ import {
   methodNotAllowed,
   type ApiKeyLookup,
 } from "@emailsvc/http";
-
-interface Row {
-  id: string;
-  status: string;
-  scheduled_for: Date;
-  timezone: string;
-  local_time: string;
-  cancelled_at: Date | null;
-  sent_at: Date | null;
-  created_at: Date;
-}
 
 /**
  * Scheduled sends in the v1 API (design; the spec leaves it open):
@@ -34,15 +29,8 @@ export function scheduledSendsRouter(deps: { db: Db; lookupApiKey: ApiKeyLookup 
   const r = Router();
   const auth = apiKeyAuth(deps.lookupApiKey);
 
-  async function find(projectId: string, id: string): Promise<Row> {
-    const row = isUuid(id)
-      ? (
-          await deps.db.pool.query<Row>("SELECT * FROM scheduled_sends WHERE id = $1 AND project_id = $2", [
-            id,
-            projectId,
-          ])
-        ).rows[0]
-      : undefined;
+  async function find(projectId: string, id: string): Promise<ScheduledSendRow> {
+    const row = isUuid(id) ? await findScheduledSend(deps.db.pool, projectId, id) : null;
     if (!row) throw new AppError(ErrorCode.NOT_FOUND, "Scheduled send not found");
     return row;
   }
@@ -50,10 +38,7 @@ export function scheduledSendsRouter(deps: { db: Db; lookupApiKey: ApiKeyLookup 
   r.get("/v1/scheduled-sends/:id", auth, async (req, res) => {
     const { projectId } = getAuth(res);
     const row = await find(projectId, req.params.id as string);
-    const counts = await deps.db.pool.query<{ status: string; n: number }>(
-      "SELECT status, count(*)::int AS n FROM activities WHERE scheduled_send_id = $1 AND project_id = $2 GROUP BY status",
-      [row.id, projectId],
-    );
+    const recipients = await countScheduledRecipients(deps.db.pool, projectId, row.id);
     res.json({
       success: true,
       scheduled_send_id: row.id,
@@ -61,7 +46,7 @@ export function scheduledSendsRouter(deps: { db: Db; lookupApiKey: ApiKeyLookup 
       scheduled_for: row.scheduled_for.toISOString(),
       scheduled_for_local: `${row.local_time} (${row.timezone})`,
       timezone: row.timezone,
-      recipients: Object.fromEntries(counts.rows.map((c) => [c.status, c.n])),
+      recipients,
       sent_at: row.sent_at?.toISOString() ?? null,
       cancelled_at: row.cancelled_at?.toISOString() ?? null,
     });
