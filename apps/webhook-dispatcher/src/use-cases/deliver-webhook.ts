@@ -1,6 +1,17 @@
 import { type Dispatcher, request } from "undici";
 import { isUuid } from "@emailsvc/contracts";
 import { decryptSecret, type Db } from "@emailsvc/db";
+import {
+  type DeliveryKind,
+  type DeliveryRow,
+  type LoadedDelivery,
+  loadInboundDelivery,
+  loadOutboundDelivery,
+  recordAttempt,
+  skipDelivery,
+  storedDelivery,
+  storeDelivery,
+} from "../repos/deliveries.repo";
 import { isBlockedAddress, refusedLiteral, type AddressPolicy } from "@emailsvc/http";
 import type { Logger } from "@emailsvc/observability";
 import { signedHeaders } from "../domain/sign";
@@ -63,55 +74,9 @@ function checkTarget(url: string, allow: AddressPolicy): URL | string {
   return refusedLiteral(target, allow) ? MSG_BLOCKED : target;
 }
 
-interface DeliveryRow {
-  id: string;
-  project_id: string;
-  is_test: boolean;
-  url: string | null;
-  body: string;
-  status: string;
-  attempts: number;
-}
-
 const FINAL = new Set(["succeeded", "skipped", "exhausted"]);
 
-/**
- * One round trip: the stored delivery of this event if there is one, else the facts to build it from, and in
- * both cases the encrypted signing key of the send's mode.
- */
-const LOAD_SQL = `
-  SELECT d.id AS d_id, d.status AS d_status, d.attempts AS d_attempts, d.url AS d_url, d.body AS d_body,
-         d.is_test AS d_is_test, d.project_id AS d_project_id,
-         a.id, a.project_id, a.is_test, a.recipient, a.provider_message_id, a.campaign_id, a.batch_id, a.email_type,
-         m.id AS email_id, m.from_email, m.subject, m.template_id IS NOT NULL AS from_template, a.data,
-         p.webhook_url, p.webhook_url_dev, k.key_ciphertext,
-         NULLIF(CASE WHEN COALESCE(d.is_test, a.is_test) THEN p.webhook_url_dev ELSE p.webhook_url END, '') AS cur_url
-    FROM (SELECT 1) one
-    LEFT JOIN webhook_deliveries d ON d.event_id = $1 AND d.kind = 'outbound'
-    LEFT JOIN activities a ON a.id = $2 AND a.project_id = $3
-    LEFT JOIN email_messages m ON m.id = a.email_message_id
-    LEFT JOIN projects p ON p.id = COALESCE(d.project_id, a.project_id)
-    LEFT JOIN api_keys k ON k.project_id = COALESCE(d.project_id, a.project_id)
-                        AND k.active_mode = CASE WHEN COALESCE(d.is_test, a.is_test) THEN 'test' ELSE 'live' END`;
-
-/**
- * The same for an inbound reply (email.inbound): its body was built and stored by inbound-mail with the reply
- * (spec 6.2's exact body), and it goes to the project's inbound URL of the reply's mode.
- */
-const LOAD_INBOUND_SQL = `
-  SELECT d.id AS d_id, d.status AS d_status, d.attempts AS d_attempts, d.url AS d_url, d.body AS d_body,
-         d.is_test AS d_is_test, d.project_id AS d_project_id,
-         im.id, im.project_id, im.is_test, im.webhook_body, k.key_ciphertext,
-         NULLIF(CASE WHEN COALESCE(d.is_test, im.is_test) THEN p.inbound_webhook_url_dev ELSE p.inbound_webhook_url END, '') AS cur_url
-    FROM (SELECT 1) one
-    LEFT JOIN webhook_deliveries d ON d.event_id = $1 AND d.kind = 'inbound'
-    LEFT JOIN inbound_messages im ON im.id = $2::uuid AND im.project_id = $3::uuid
-    LEFT JOIN projects p ON p.id = COALESCE(d.project_id, im.project_id)
-    LEFT JOIN api_keys k ON k.project_id = COALESCE(d.project_id, im.project_id)
-                        AND k.active_mode = CASE WHEN COALESCE(d.is_test, im.is_test) THEN 'test' ELSE 'live' END`;
-
-/** Which of a project's two pairs of URLs a delivery goes to: email events, or inbound replies. */
-export type DeliveryKind = "outbound" | "inbound";
+export type { DeliveryKind };
 
 /** What an email.inbound names. */
 export interface InboundPayload {
@@ -120,125 +85,53 @@ export interface InboundPayload {
   isTest?: boolean;
 }
 
-type LoadRow = Partial<EventSource> & {
-  d_id: string | null;
-  d_status: string | null;
-  d_attempts: number | null;
-  d_url: string | null;
-  d_body: string | null;
-  d_is_test: boolean | null;
-  d_project_id: string | null;
-  key_ciphertext: string | null;
-  cur_url: string | null;
-};
-
 async function loadOrCreate(
   deps: DeliverDeps,
   eventId: string,
   event: string,
   payload: EventPayload,
-): Promise<{ delivery: DeliveryRow; keyCiphertext: string | null; url: string | null } | null> {
-  const r = (await deps.db.pool.query<LoadRow>(LOAD_SQL, [eventId, payload.activityId, payload.projectId]))
-    .rows[0];
+): Promise<LoadedDelivery | null> {
+  const r = await loadOutboundDelivery(deps.db, payload.projectId, eventId, payload.activityId);
   if (!r) return null;
-  const keyCiphertext = r.key_ciphertext;
-  // Every attempt goes to the project's URL as it is now: a retry or a re-send after the client fixed a broken
-  // URL must not keep going to the old one.
-  const url = r.cur_url;
-  if (r.d_id) {
-    return {
-      delivery: {
-        id: r.d_id,
-        project_id: r.d_project_id!,
-        is_test: r.d_is_test!,
-        url: r.d_url,
-        body: r.d_body!,
-        status: r.d_status!,
-        attempts: r.d_attempts!,
-      },
-      keyCiphertext,
-      url,
-    };
-  }
-  if (!r.id) return null;
+  const loaded = (delivery: DeliveryRow | null) =>
+    delivery ? { delivery, keyCiphertext: r.key_ciphertext, url: r.cur_url } : null;
+  const stored = storedDelivery(r);
+  if (stored || !r.id) return loaded(stored);
   // The body is built once and stored: every attempt (and a manual re-send) signs and sends the same bytes.
   const built = buildEventBody(event, r as EventSource, payload);
-  const inserted = await deps.db.pool.query<DeliveryRow>(
-    `INSERT INTO webhook_deliveries (id, project_id, event_id, kind, event, is_test, url, body, status, updated_at)
-     VALUES (gen_random_uuid(), $1, $2, 'outbound', $3, $4, $5, $6, $7, now()) ON CONFLICT (event_id, kind) DO NOTHING
-     RETURNING id, project_id, is_test, url, body, status, attempts`,
-    [built.projectId, eventId, event, built.isTest, built.url, built.body, built.url ? "pending" : "skipped"],
+  return loaded(
+    await storeDelivery(deps.db, built.projectId, {
+      eventId,
+      kind: "outbound",
+      event,
+      isTest: built.isTest,
+      url: built.url,
+      body: built.body,
+    }),
   );
-  if (inserted.rows[0]) return { delivery: inserted.rows[0], keyCiphertext, url };
-  // Another consumer of a redelivered copy stored it first: take that one.
-  const existing = await deps.db.pool.query<DeliveryRow>(
-    "SELECT id, project_id, is_test, url, body, status, attempts FROM webhook_deliveries WHERE event_id = $1 AND kind = 'outbound'",
-    [eventId],
-  );
-  return existing.rows[0] ? { delivery: existing.rows[0], keyCiphertext, url } : null;
 }
 
 async function loadOrCreateInbound(
   deps: DeliverDeps,
   eventId: string,
   payload: InboundPayload,
-): Promise<{ delivery: DeliveryRow; keyCiphertext: string | null; url: string | null } | null> {
+): Promise<LoadedDelivery | null> {
   if (!isUuid(payload.inboundEmailId)) return null;
-  const r = (
-    await deps.db.pool.query<{
-      d_id: string | null;
-      d_status: string | null;
-      d_attempts: number | null;
-      d_url: string | null;
-      d_body: string | null;
-      d_is_test: boolean | null;
-      d_project_id: string | null;
-      id: string | null;
-      project_id: string | null;
-      is_test: boolean | null;
-      webhook_body: string | null;
-      key_ciphertext: string | null;
-      cur_url: string | null;
-    }>(LOAD_INBOUND_SQL, [eventId, payload.inboundEmailId, payload.projectId])
-  ).rows[0];
+  const r = await loadInboundDelivery(deps.db, payload.projectId, eventId, payload.inboundEmailId);
   if (!r) return null;
-  const keyCiphertext = r.key_ciphertext;
-  const url = r.cur_url;
-  if (r.d_id) {
-    return {
-      delivery: {
-        id: r.d_id,
-        project_id: r.d_project_id!,
-        is_test: r.d_is_test!,
-        url: r.d_url,
-        body: r.d_body!,
-        status: r.d_status!,
-        attempts: r.d_attempts!,
-      },
-      keyCiphertext,
-      url,
-    };
-  }
-  if (!r.id || !r.webhook_body) return null;
-  const inserted = await deps.db.pool.query<DeliveryRow>(
-    `INSERT INTO webhook_deliveries (id, project_id, event_id, kind, event, is_test, url, body, status, updated_at)
-     VALUES (gen_random_uuid(), $1, $2, 'inbound', 'email.inbound', $3, $4, $5, $6, now()) ON CONFLICT (event_id, kind) DO NOTHING
-     RETURNING id, project_id, is_test, url, body, status, attempts`,
-    [r.project_id, eventId, r.is_test, url, r.webhook_body, url ? "pending" : "skipped"],
-  );
-  if (inserted.rows[0]) return { delivery: inserted.rows[0], keyCiphertext, url };
-  const existing = await deps.db.pool.query<DeliveryRow>(
-    "SELECT id, project_id, is_test, url, body, status, attempts FROM webhook_deliveries WHERE event_id = $1 AND kind = 'inbound'",
-    [eventId],
-  );
-  return existing.rows[0] ? { delivery: existing.rows[0], keyCiphertext, url } : null;
-}
-
-/** The project has no URL for the delivery's mode (any more): no attempt follows, it ends as `skipped`. */
-async function skipDelivery(db: Db, eventId: string, kind: DeliveryKind = "outbound"): Promise<void> {
-  await db.pool.query(
-    "UPDATE webhook_deliveries SET status = 'skipped', next_attempt_at = NULL, updated_at = now() WHERE event_id = $1 AND kind = $2 AND status IN ('pending', 'failed')",
-    [eventId, kind],
+  const loaded = (delivery: DeliveryRow | null) =>
+    delivery ? { delivery, keyCiphertext: r.key_ciphertext, url: r.cur_url } : null;
+  const stored = storedDelivery(r);
+  if (stored || !r.id || !r.webhook_body) return loaded(stored);
+  return loaded(
+    await storeDelivery(deps.db, r.project_id!, {
+      eventId,
+      kind: "inbound",
+      event: "email.inbound",
+      isTest: r.is_test!,
+      url: r.cur_url,
+      body: r.webhook_body,
+    }),
   );
 }
 
@@ -261,7 +154,7 @@ export async function deliverWebhook(
     if (!(await deps.destinations.urlFor(payload.projectId, payload.isTest))) {
       // Rare: events are published only for projects with a URL. One stored before the URL was removed
       // (a retry, a re-send) ends here, not `failed` or `pending` for ever.
-      await skipDelivery(deps.db, eventId);
+      await skipDelivery(deps.db, eventId, "outbound");
       return "done";
     }
   }
@@ -292,7 +185,7 @@ async function attempt(
   deps: DeliverDeps,
   eventId: string,
   kind: DeliveryKind,
-  loaded: { delivery: DeliveryRow; keyCiphertext: string | null; url: string | null } | null,
+  loaded: LoadedDelivery | null,
   report?: (outcome: "reached" | "unreachable") => void,
 ): Promise<"done" | "retry"> {
   if (!loaded) return "done";
@@ -341,26 +234,16 @@ async function attempt(
   const status = ok ? "succeeded" : attempt >= deps.maxAttempts ? "exhausted" : "failed";
   const delays = deps.retryDelaysMs ?? [];
   const nextDelayMs = status === "failed" ? (delays[Math.min(attempt, delays.length) - 1] ?? 0) : null;
-  await deps.db.pool.query(
-    `WITH a AS (
-       INSERT INTO webhook_attempts (id, delivery_id, project_id, attempt_number, status_code, response_body, duration_ms, error)
-       VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7))
-     UPDATE webhook_deliveries SET attempts = $3, status = $8, last_status_code = $4, url = $10, updated_at = now(),
-            next_attempt_at = CASE WHEN $9::int IS NULL THEN NULL ELSE now() + $9::int * interval '1 millisecond' END
-      WHERE id = $1`,
-    [
-      d.id,
-      d.project_id,
-      attempt,
-      statusCode,
-      responseBody,
-      Date.now() - started,
-      error,
-      status,
-      nextDelayMs,
-      url,
-    ],
-  );
+  await recordAttempt(deps.db, d, {
+    attempt,
+    statusCode,
+    responseBody,
+    durationMs: Date.now() - started,
+    error,
+    status,
+    nextDelayMs,
+    url,
+  });
   if (!ok) deps.logger.info({ deliveryId: d.id, attempt, statusCode, error }, "webhook attempt failed");
   return status === "failed" ? "retry" : "done";
 }
