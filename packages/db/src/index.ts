@@ -17,3 +17,4 @@ export * from "./imports";
 export * from "./unsubscribe.repo";
 export * from "./shop";
 export * from "./scheduled-sends.repo";
+export * from "./provider-outcomes.repo";
