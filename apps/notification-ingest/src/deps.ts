@@ -1,8 +1,8 @@
+import { recordTrackingHits, type TrackingHit } from "@emailsvc/db";
 import { snsVerifierFromEnv } from "@emailsvc/provider";
 import { type BaseDeps, createBaseDeps, createOutbox, type Outbox } from "@emailsvc/runtime";
 import type { Env } from "./env";
 import { createGroupWriter, type GroupWriter } from "./infra/group-writer";
-import { recordTrackingHits, type TrackingHit } from "./use-cases/record-tracking-hits";
 
 export interface Deps extends BaseDeps {
   env: Env;

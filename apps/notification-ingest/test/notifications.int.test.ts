@@ -15,13 +15,12 @@ import {
 } from "@emailsvc/contracts";
 import { listExpressRoutes } from "@emailsvc/http";
 import { signTrackedUrl, unsubscribeUrl } from "@emailsvc/content";
-import { createDb } from "@emailsvc/db";
+import { createDb, recordTrackingHits, type TrackingHit } from "@emailsvc/db";
 import { createBroker } from "@emailsvc/messaging";
 import { createLogger, createMetrics } from "@emailsvc/observability";
 import { createSnsVerifier, readSnsTestFixtures, signSnsMessage } from "@emailsvc/provider";
 import { createApp } from "../src/app";
 import { createGroupWriter } from "../src/infra/group-writer";
-import { recordTrackingHits, type TrackingHit } from "../src/use-cases/record-tracking-hits";
 import { PROVIDER_WEBHOOK_ROUTES, providerWebhookFastPath } from "../src/routes/provider-webhook.routes";
 import { TRACKING_ROUTES } from "../src/routes/tracking.routes";
 import { notificationConsumer } from "../src/consumers/notification.consumer";

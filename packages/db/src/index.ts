@@ -18,3 +18,4 @@ export * from "./unsubscribe.repo";
 export * from "./shop";
 export * from "./scheduled-sends.repo";
 export * from "./provider-outcomes.repo";
+export * from "./tracking-hits.repo";

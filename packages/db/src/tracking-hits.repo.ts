@@ -1,12 +1,11 @@
 import { Exchanges, makeEnvelope, RoutingKeys } from "@emailsvc/contracts";
-import {
-  ACTIVITY_WENT_OUT,
-  clientWebhookExistsSql,
-  movableTo,
-  statusList,
-  timeOrderedUuid,
-  type Db,
-} from "@emailsvc/db";
+import { ACTIVITY_WENT_OUT, movableTo, statusList } from "./activity-status";
+import type { Db } from "./create-db";
+import { clientWebhookExistsSql } from "./outbox";
+import { timeOrderedUuid } from "./time-ordered-uuid";
+
+// Open and click hits on the activities aggregate (spec 4.9's opened / clicked), written by notification-ingest's
+// tracking routes through its group writer.
 
 /** One open-pixel or click hit, as answered; `at` is when it arrived. */
 export interface TrackingHit {
