@@ -9,11 +9,15 @@ import {
 } from "@emailsvc/runtime";
 import type { AttachmentStore } from "./sends/attachments/attachment-store";
 import { createSafeDownloader, type SafeDownloader } from "./sends/attachments/safe-download";
-import { allowAnyAddress, type ApiKeyLookup } from "@emailsvc/http";
+import {
+  allowAnyAddress,
+  type ApiKeyLookup,
+  createRedisIdempotencyStore,
+  type IdempotencyStore,
+} from "@emailsvc/http";
 import { type ApiKeyCache, createApiKeyCache } from "./infra/api-key-cache";
 import type { ImportDeps } from "./imports/import-deps";
 import { createS3Client, providerConfigFromEnv } from "@emailsvc/provider";
-import { createRedisIdempotencyStore, type IdempotencyStore } from "./idempotency/idempotency-store";
 import { createS3AttachmentStore } from "./sends/attachments/s3-attachment-store";
 import {
   type AcceptResult,

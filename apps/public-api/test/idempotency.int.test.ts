@@ -1,8 +1,7 @@
 // Idempotency-Key on the v1 send endpoints (spec 5, 8; ARCHITECTURE.md "Redis"). Real: Redis (and a closed
 // port for "Redis down"), PostgreSQL (the idempotency_keys backstop), RabbitMQ, s3rver, a slow attachment host.
 import request from "supertest";
-import { createRedisIdempotencyStore } from "../src/idempotency/idempotency-store";
-import { REPLAYED_HEADER } from "../src/idempotency/idempotency.middleware";
+import { createRedisIdempotencyStore, REPLAYED_HEADER } from "@emailsvc/http";
 import {
   bearer,
   count,

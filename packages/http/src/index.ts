@@ -10,3 +10,6 @@ export * from "./outbound-guard";
 export * from "./list-routes";
 export * from "./rate-limit";
 export * from "./fast-route";
+export * from "./idempotency/fingerprint";
+export * from "./idempotency/idempotency-store";
+export * from "./idempotency/idempotency.middleware";

@@ -20,7 +20,7 @@ import {
   usagePeriod,
 } from "@emailsvc/sending";
 import { parseSchedule, ScheduleError } from "./domain/scheduling/parse-schedule";
-import type { IdempotencyContext } from "../idempotency/idempotency.middleware";
+import type { IdempotencyContext } from "@emailsvc/http";
 import type { SendDeps, SendOutcome } from "./send-deps";
 
 export const MAX_BATCH = 12_500;

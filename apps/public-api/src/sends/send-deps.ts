@@ -3,9 +3,7 @@ import type { Broker } from "@emailsvc/messaging";
 import type { Logger } from "@emailsvc/observability";
 import type { AttachmentStore } from "./attachments/attachment-store";
 import type { SafeDownloader } from "./attachments/safe-download";
-import type { AuthContext } from "@emailsvc/http";
-import type { IdempotencyContext } from "../idempotency/idempotency.middleware";
-import type { StoredResponse } from "../idempotency/idempotency-store";
+import type { AuthContext, IdempotencyContext, StoredResponse } from "@emailsvc/http";
 import { type AcceptResult, type AcceptSendInput, type TemplateCache } from "@emailsvc/sending";
 
 /** What the send use cases need (a subset of Deps, so tests can build it by hand). */

@@ -2,14 +2,16 @@ import { Router, type Request, type Response } from "express";
 import {
   apiKeyAuth,
   getAuth,
+  idempotency,
+  idempotencyOf,
   jsonBody,
   methodNotAllowed,
   requireJson,
+  sendReplay,
   type ApiKeyLookup,
+  type IdempotencyStore,
 } from "@emailsvc/http";
 import type { Logger } from "@emailsvc/observability";
-import { idempotency, idempotencyOf, sendReplay } from "../idempotency/idempotency.middleware";
-import type { IdempotencyStore } from "../idempotency/idempotency-store";
 import { internalSendEmail } from "./internal-send-email";
 import type { SendDeps, SendOutcome } from "./send-deps";
 import { sendEmail } from "./send-email";

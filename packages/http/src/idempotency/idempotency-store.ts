@@ -4,9 +4,14 @@ import type { Redis } from "ioredis";
 /** Spec 5 / 8: responses are kept 24 hours per (project, key). */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
-import type { StoredResponse } from "@emailsvc/sending";
-
-export type { StoredResponse };
+/**
+ * The first answer to a request with an Idempotency-Key, replayed to its duplicates (the same shape as
+ * @emailsvc/sending's, which keeps it on the send's idempotency row as the database backstop).
+ */
+export interface StoredResponse {
+  status: number;
+  body: unknown;
+}
 
 /** What `begin` found for (scope, key). */
 export type BeginResult =

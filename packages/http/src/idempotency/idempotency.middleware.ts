@@ -1,6 +1,7 @@
 import type { RequestHandler, Response } from "express";
 import { MSG_IN_FLIGHT, MSG_KEY_REUSED } from "@emailsvc/contracts";
-import { AppError, ErrorCode, getAuth } from "@emailsvc/http";
+import { getAuth } from "../auth";
+import { AppError, ErrorCode } from "../errors";
 import type { Logger } from "@emailsvc/observability";
 import { requestFingerprintAsync } from "./fingerprint";
 import type { IdempotencyStore, StoredResponse } from "./idempotency-store";
