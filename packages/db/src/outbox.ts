@@ -34,6 +34,13 @@ export function clientWebhookExistsSql(projectId: string, isTest: string): strin
     AND (CASE WHEN ${isTest} THEN wp.webhook_url_dev ELSE wp.webhook_url END) <> '')`;
 }
 
+/**
+ * The outbox insert of a one-round-trip statement (a CTE beside the state change it announces), followed by the
+ * caller's SELECT of (id, exchange, routing_key, payload): the hot paths build their envelopes in SQL or pass them
+ * as parameters, and the table's columns are spelled here only.
+ */
+export const OUTBOX_INSERT = "INSERT INTO outbox_messages (id, exchange, routing_key, payload)";
+
 /** Writes outbox rows inside a Prisma interactive transaction (same commit as the state change). */
 export async function enqueueOutbox(tx: Prisma.TransactionClient, rows: NewOutboxRow[]): Promise<void> {
   if (!rows.length) return;

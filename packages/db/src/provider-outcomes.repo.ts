@@ -1,6 +1,6 @@
 import { Exchanges } from "@emailsvc/contracts";
 import type { Db } from "./create-db";
-import { clientWebhookExistsSql } from "./outbox";
+import { clientWebhookExistsSql, OUTBOX_INSERT } from "./outbox";
 
 // Provider outcomes on the activities aggregate (spec 4.9): notifications recorded as email events, the
 // forward-only status moves (ACTIVITY_TRANSITIONS, which the caller spells into each row's `allowed`), the
@@ -88,7 +88,7 @@ WITH r AS (
    ORDER BY project_id, email, ord
   ON CONFLICT (project_id, email) DO NOTHING
 ), ob AS (
-  INSERT INTO outbox_messages (id, exchange, routing_key, payload)
+  ${OUTBOX_INSERT}
   SELECT ob_id, $17, rk,
          jsonb_set(env || jsonb_build_object('projectId', project_id), '{payload}',
                    (env -> 'payload') || jsonb_build_object('activityId', id, 'projectId', project_id, 'isTest', is_test))

@@ -1,7 +1,7 @@
 import { Exchanges, makeEnvelope, RoutingKeys } from "@emailsvc/contracts";
 import { ACTIVITY_WENT_OUT, movableTo, statusList } from "./activity-status";
 import type { Db } from "./create-db";
-import { clientWebhookExistsSql } from "./outbox";
+import { clientWebhookExistsSql, OUTBOX_INSERT } from "./outbox";
 import { timeOrderedUuid } from "./time-ordered-uuid";
 
 // Open and click hits on the activities aggregate (spec 4.9's opened / clicked), written by notification-ingest's
@@ -79,7 +79,7 @@ WITH h AS (
          CASE WHEN k.kind = 'click' THEN $6::jsonb ELSE $5::jsonb END AS tpl
     FROM k WHERE k.project_id IS NOT NULL AND ${clientWebhookExistsSql("k.project_id", "k.is_test")}
 ), ob AS (
-  INSERT INTO outbox_messages (id, exchange, routing_key, payload)
+  ${OUTBOX_INSERT}
   SELECT id, $7, tpl ->> 'type',
          tpl || jsonb_build_object(
            'id', id, 'correlationId', id, 'occurredAt', at_iso, 'projectId', project_id,

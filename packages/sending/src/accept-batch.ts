@@ -1,4 +1,4 @@
-import type { Pool } from "@emailsvc/db";
+import { OUTBOX_INSERT, type Pool } from "@emailsvc/db";
 import { newReplyToken } from "@emailsvc/contracts";
 import { ABORT_IDEMPOTENCY, ABORT_QUOTA, gateCheck, gateCtes, type GatePlaceholders } from "./accept-gates";
 
@@ -104,7 +104,7 @@ WITH ${gateCtes(BATCH_GATES)}, batch AS (
 ), tok AS (
   INSERT INTO reply_tokens (token, project_id, activity_id) SELECT t, $1::uuid, a FROM rcpt WHERE t IS NOT NULL
 ), outbox AS (
-  INSERT INTO outbox_messages (id, exchange, routing_key, payload)
+  ${OUTBOX_INSERT}
   SELECT gen_random_uuid(), $31::text, $32::text, e FROM jsonb_array_elements($33::jsonb) AS e
 )
 ${gateCheck(BATCH_GATES)}`;

@@ -14,6 +14,7 @@ import {
   suppressedAmongSql,
   timeOrderedUuid,
   timeOrderedUuids,
+  OUTBOX_INSERT,
 } from "@emailsvc/db";
 import { AppError, ErrorCode, MSG_IN_FLIGHT, MSG_KEY_REUSED, newReplyToken } from "@emailsvc/contracts";
 import {
@@ -160,7 +161,7 @@ WITH ${gateCtes(SEND_GATES)}, msg AS (
   INSERT INTO reply_tokens (token, project_id, activity_id)
   SELECT t, $1, a FROM unnest($18::uuid[], $34::text[]) AS x(a, t) WHERE t IS NOT NULL
 ), outbox AS (
-  INSERT INTO outbox_messages (id, exchange, routing_key, payload)
+  ${OUTBOX_INSERT}
   SELECT $35::uuid, $36, $37, $38::jsonb WHERE $35::uuid IS NOT NULL
 )
 ${gateCheck(SEND_GATES)}`;
@@ -312,7 +313,7 @@ WITH i AS (
   INSERT INTO reply_tokens (token, project_id, activity_id)
   SELECT a.token, i.project_id, a.id FROM a JOIN i ON i.n = a.n WHERE a.token IS NOT NULL
 ), outbox AS (
-  INSERT INTO outbox_messages (id, exchange, routing_key, payload)
+  ${OUTBOX_INSERT}
   SELECT o.id, $8, $9, o.payload::jsonb FROM unnest($10::uuid[], $11::text[]) AS o(id, payload)
 )
 SELECT CASE

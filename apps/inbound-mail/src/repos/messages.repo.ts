@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { Exchanges, makeEnvelope, RoutingKeys } from "@emailsvc/contracts";
-import type { Db } from "@emailsvc/db";
+import { type Db, OUTBOX_INSERT } from "@emailsvc/db";
 
 export interface NewThread {
   projectId: string;
@@ -146,7 +146,7 @@ WITH fwd AS (
          inbound_message_id = COALESCE((SELECT id FROM msg), (SELECT id FROM dup)), size = $28, processed_at = now()
    WHERE id = $31::uuid
 ), ob AS (
-  INSERT INTO outbox_messages (id, exchange, routing_key, payload)
+  ${OUTBOX_INSERT}
   SELECT $32::uuid, $33, 'email.inbound', $42::jsonb FROM msg WHERE msg.forward = 'queued'
 )
 SELECT (SELECT forward FROM msg) AS forward, (SELECT id FROM dup) AS dup_id`;

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { Exchanges, makeEnvelope, RoutingKeys } from "@emailsvc/contracts";
-import type { Db } from "@emailsvc/db";
+import { type Db, OUTBOX_INSERT } from "@emailsvc/db";
 import type { ReceivedNotification } from "../domain/ses-received";
 
 export interface StoredNotification {
@@ -30,7 +30,7 @@ WITH ins AS (
   ON CONFLICT (sns_message_id) DO NOTHING
   RETURNING id
 ), ob AS (
-  INSERT INTO outbox_messages (id, exchange, routing_key, payload)
+  ${OUTBOX_INSERT}
   SELECT $12::uuid, $13, $14, $15::jsonb FROM ins
 )
 SELECT id FROM ins`;

@@ -6,6 +6,7 @@ import {
   insertOutboxRows,
   queryPlanned,
   timeOrderedUuid,
+  OUTBOX_INSERT,
 } from "@emailsvc/db";
 
 export interface ClaimedActivity {
@@ -186,7 +187,7 @@ WITH x AS (
 ), answered AS (
   DELETE FROM send_claims c USING upd WHERE c.activity_id = upd.id
 )
-INSERT INTO outbox_messages (id, exchange, routing_key, payload)
+${OUTBOX_INSERT}
 SELECT x.event_id, $7, $8, x.payload::jsonb FROM x
  WHERE x.event_id IS NOT NULL AND ${clientWebhookExistsSql("x.project_id", "x.is_test")}
 RETURNING id`;
@@ -293,7 +294,7 @@ WITH upd AS (
 ), answered AS (
   DELETE FROM send_claims c USING upd WHERE c.activity_id = upd.id
 )
-INSERT INTO outbox_messages (id, exchange, routing_key, payload)
+${OUTBOX_INSERT}
 SELECT $3::uuid, $4, $5, $6::jsonb WHERE $3::uuid IS NOT NULL`;
 
 export async function markFailed(db: Db, a: ClaimedActivity, reason: string): Promise<void> {

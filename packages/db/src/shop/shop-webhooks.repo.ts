@@ -1,5 +1,5 @@
 import type { Db } from "../create-db";
-import type { NewOutboxRow } from "../outbox";
+import { type NewOutboxRow, OUTBOX_INSERT } from "../outbox";
 import { timeOrderedUuids } from "../time-ordered-uuid";
 
 export interface StoredShopWebhook {
@@ -60,7 +60,7 @@ export async function recordShopWebhooks(
        SELECT id, project_id, shop_id, webhook_id, topic, payload FROM input ORDER BY shop_id, webhook_id
        ON CONFLICT (shop_id, webhook_id) DO NOTHING RETURNING id
      ), ob AS (
-       INSERT INTO outbox_messages (id, exchange, routing_key, payload)
+       ${OUTBOX_INSERT}
        SELECT i.outbox_id, i.exchange, i.routing_key, i.envelope FROM input i JOIN ins ON ins.id = i.id
      )
      SELECT id FROM ins`,
