@@ -1,4 +1,6 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import { spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import path from "node:path";
 import {
   Exchanges,
@@ -12,7 +14,7 @@ import { signUnsubscribe, verifyTrackedUrl } from "@emailsvc/content";
 import { createBroker, RetryableError } from "@emailsvc/messaging";
 import { createLogger } from "@emailsvc/observability";
 import { rpcConsumer } from "../src/consumers/rpc.consumer";
-import { sendConsumer } from "../src/consumers/send.consumer";
+import { bulkSendConsumer, sendConsumer } from "../src/consumers/send.consumer";
 import { createRateLimiter } from "../src/infra/rate-limiter";
 import { createSemaphore } from "../src/infra/semaphore";
 import { sendActivity } from "../src/use-cases/send-activity";
@@ -261,6 +263,43 @@ describe("send-worker (real PostgreSQL, Redis, s3rver, provider simulator)", () 
     expect(await activityRow(h, bad)).toMatchObject({ status: "failed" });
     expect(await simMessages(h, "fine1@example.com")).toHaveLength(1);
     expect(await simMessages(h, "boom@example.com")).toHaveLength(0);
+  });
+
+  it("a bulk send waiting for its rate slot holds no concurrency place (the place is for the send itself)", async () => {
+    // Held through the wait, each of the lane's places sat on a slot booked up to SEND_BULK_MAX_AHEAD_MS ahead,
+    // which capped a campaign at about 100 sends/s whatever the rate (e84e891). The places are told apart from the
+    // waits by where the wait is asked from: inside a place or not.
+    const s = await insertSend(h, {
+      recipients: Array.from({ length: 6 }, (_, i) => `slot${i}@example.com`),
+    });
+    const inPlace = new AsyncLocalStorage<true>();
+    const waits = { outside: 0, inPlace: 0 };
+    const count = () => (inPlace.getStore() ? waits.inPlace++ : waits.outside++);
+    const limiter = createRateLimiter(h.redis, { perSecond: 20, key: `rate-test:${randomUUID()}` });
+    const deps = {
+      ...h.deps,
+      limiter: {
+        ...limiter,
+        reserve: () => (count(), limiter.reserve()),
+        reserveBulk: () => (count(), limiter.reserveBulk()),
+      },
+    };
+    const places = createSemaphore(2);
+    const run = <T>(fn: () => Promise<T>) => places(() => inPlace.run(true, fn));
+    const envelope = makeEnvelope(
+      RoutingKeys.emailBulkSendRequested,
+      { activityIds: s.activityIds },
+      { projectId: s.projectId },
+    );
+    await bulkSendConsumer(deps, run).handle(envelope, {
+      attempt: 1,
+      redelivered: false,
+      headers: {},
+      routingKey: RoutingKeys.emailBulkSendRequested,
+    });
+    expect(waits).toEqual({ outside: 6, inPlace: 0 });
+    for (const id of s.activityIds) expect((await activityRow(h, id)).status).toBe("sent");
+    for (let i = 0; i < 6; i++) expect(await simMessages(h, `slot${i}@example.com`)).toHaveLength(1);
   });
 
   it("retries provider throttling with delay, never counting it as failed", async () => {
