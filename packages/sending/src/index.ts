@@ -9,3 +9,4 @@ export * from "./sender-check";
 export * from "./template-cache";
 export * from "./template.repo";
 export * from "./types";
+export * from "./slices";

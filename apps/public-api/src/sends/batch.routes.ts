@@ -28,7 +28,14 @@ export function batchRouter(deps: {
         req.body,
       );
       if (out.replayed) return sendReplay(res, out);
-      res.status(out.status).json(out.body);
+      // With an Idempotency-Key the middleware caches the answer through res.json; otherwise the text serialized
+      // in slices goes out as it is (res.json would stringify ~1 MB again and hash it for an ETag, in one piece).
+      if (out.bodyJson === undefined || idempotencyOf(res)) return void res.status(out.status).json(out.body);
+      res
+        .status(out.status)
+        .set("Content-Type", "application/json; charset=utf-8")
+        .set("Content-Length", String(Buffer.byteLength(out.bodyJson)))
+        .end(out.bodyJson);
     },
   );
   r.all("/v1/send-batch", methodNotAllowed("POST"));
