@@ -25,6 +25,19 @@ describe("addresses", () => {
     ])
       expect({ bad, ok: isEmailAddress(bad) }).toEqual({ bad, ok: false });
   });
+
+  it("isEmailAddress answers the same for a domain it has checked before (domains are remembered)", () => {
+    for (let round = 0; round < 2; round++) {
+      expect(isEmailAddress("a@bücher.example")).toBe(true);
+      expect(isEmailAddress("a..b@bücher.example")).toBe(false);
+      expect(isEmailAddress("a@b..com")).toBe(false);
+      expect(isEmailAddress("a@localhost")).toBe(false);
+    }
+    // past the cache's size, every answer still holds
+    for (let i = 0; i < 2_500; i++) expect(isEmailAddress(`u${i}@d${i}.example`)).toBe(true);
+    expect(isEmailAddress("a@b..com")).toBe(false);
+    expect(isEmailAddress("a@bücher.example")).toBe(true);
+  });
 });
 
 describe("custom_headers", () => {
