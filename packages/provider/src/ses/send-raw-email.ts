@@ -37,7 +37,10 @@ export async function sendRawEmail(ses: SESv2Client, input: SendRawEmailInput): 
         ? { EmailTags: Object.entries(input.tags).map(([Name, Value]) => ({ Name, Value })) }
         : {}),
     }),
-    input.requestTimeout !== undefined ? { requestTimeout: input.requestTimeout } : {},
+    // No options object without a per-call timeout: with one, even `{}`, the client resolves the command's middleware
+    // stack again (smithy's send uses its handler cache only when called without options), and `cacheMiddleware`
+    // saved nothing on the send-worker's hot path.
+    input.requestTimeout !== undefined ? { requestTimeout: input.requestTimeout } : undefined,
   );
   if (!out.MessageId) throw new Error("SES SendEmail answered without a MessageId");
   return { messageId: out.MessageId };
