@@ -8,7 +8,7 @@ import net from "node:net";
 import path from "node:path";
 import { createDb, type Db } from "@emailsvc/db";
 import { createSimulator, type Simulator } from "@emailsvc/provider-simulator";
-import { sleep, waitFor } from "@emailsvc/testing";
+import { killOnExit, sleep, waitFor } from "@emailsvc/testing";
 
 const root = path.resolve(__dirname, "../../..");
 export const ADMIN_TOKEN = "admin-token-for-campaign-tests-0123";
@@ -113,10 +113,8 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     // node itself with tsx's loader, not the tsx CLI: the CLI runs main.ts in a child of its own, which a SIGKILL
     // of the CLI left running (the killed-dispatcher test then killed only the launcher, and the dispatchers it
     // meant to kill kept running after the test run, holding its output pipe)
-    const proc = spawn(
-      process.execPath,
-      ["--conditions=development", "--import", "tsx", `apps/${name}/src/main.ts`],
-      {
+    const proc = killOnExit(
+      spawn(process.execPath, ["--conditions=development", "--import", "tsx", `apps/${name}/src/main.ts`], {
         cwd: root,
         env: {
           ...process.env,
@@ -126,7 +124,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
           ...(internalPort ? { INTERNAL_PORT: String(internalPort) } : {}),
         },
         stdio: ["ignore", "pipe", "pipe"],
-      },
+      }),
     );
     const keep = (d: Buffer) => (out = (out + d.toString()).slice(-20_000));
     proc.stdout!.on("data", keep);

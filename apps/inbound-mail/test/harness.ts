@@ -22,7 +22,7 @@ import {
   type S3ClientType,
 } from "@emailsvc/provider";
 import { createSimulator, type Simulator } from "@emailsvc/provider-simulator";
-import { startS3, type TestS3, waitFor } from "@emailsvc/testing";
+import { killOnExit, startS3, type TestS3, waitFor } from "@emailsvc/testing";
 import { createApp } from "../src/app";
 import { inboundConsumer } from "../src/consumers/inbound.consumer";
 import { createDeps, type Deps } from "../src/deps";
@@ -62,12 +62,14 @@ export async function spawnService(
 ): Promise<Child> {
   fs.mkdirSync(logDir, { recursive: true });
   const out = fs.openSync(path.join(logDir, `${name}.log`), "a");
-  const proc = spawn(
-    process.execPath,
-    // node itself with tsx's loader, not the tsx CLI: the CLI runs main.ts in a child of its own, and a SIGKILL
-    // of the CLI would leave that child running (and the SIGKILL test passing for the wrong reason)
-    ["--conditions=development", "--import", "tsx", `apps/${name}/src/main.ts`],
-    { cwd: root, env: { ...process.env, ...env, PORT: String(port) }, stdio: ["ignore", out, out] },
+  const proc = killOnExit(
+    spawn(
+      process.execPath,
+      // node itself with tsx's loader, not the tsx CLI: the CLI runs main.ts in a child of its own, and a SIGKILL
+      // of the CLI would leave that child running (and the SIGKILL test passing for the wrong reason)
+      ["--conditions=development", "--import", "tsx", `apps/${name}/src/main.ts`],
+      { cwd: root, env: { ...process.env, ...env, PORT: String(port) }, stdio: ["ignore", out, out] },
+    ),
   );
   const exited = new Promise<void>((r) => proc.once("exit", () => r()));
   await waitFor(

@@ -3,6 +3,7 @@
 // which the worker's test hook (SEND_TEST_HOLD_AFTER_CLAIMS) makes deterministic: claims past the first N are
 // held forever between the claim and the provider call.
 import { type ChildProcess, spawn } from "node:child_process";
+import { killOnExit } from "@emailsvc/testing";
 import path from "node:path";
 import { Exchanges, makeEnvelope, RoutingKeys } from "@emailsvc/contracts";
 import { createLogger, createMetrics } from "@emailsvc/observability";
@@ -60,26 +61,28 @@ async function claimAndDie(ids: string[], ageMs: number) {
 
 function startWorker(port: number, env: Record<string, string>): ChildProcess {
   // node itself with tsx as a loader (the tsx CLI would run the service in a grandchild that SIGKILL misses)
-  return spawn(
-    process.execPath,
-    ["--conditions=development", "--import", "tsx", path.join(__dirname, "../src/main.ts")],
-    {
-      env: {
-        ...process.env,
-        NODE_ENV: "test",
-        LOG_LEVEL: "warn",
-        PORT: String(port),
-        HOST: "127.0.0.1",
-        SES_ENDPOINT: h.simUrl,
-        S3_ENDPOINT: h.s3Endpoint,
-        AWS_ACCESS_KEY_ID: "S3RVER",
-        AWS_SECRET_ACCESS_KEY: "S3RVER",
-        TRACKING_SECRET: "t".repeat(32),
-        SEND_RATE_PER_SECOND: "0",
-        ...env,
+  return killOnExit(
+    spawn(
+      process.execPath,
+      ["--conditions=development", "--import", "tsx", path.join(__dirname, "../src/main.ts")],
+      {
+        env: {
+          ...process.env,
+          NODE_ENV: "test",
+          LOG_LEVEL: "warn",
+          PORT: String(port),
+          HOST: "127.0.0.1",
+          SES_ENDPOINT: h.simUrl,
+          S3_ENDPOINT: h.s3Endpoint,
+          AWS_ACCESS_KEY_ID: "S3RVER",
+          AWS_SECRET_ACCESS_KEY: "S3RVER",
+          TRACKING_SECRET: "t".repeat(32),
+          SEND_RATE_PER_SECOND: "0",
+          ...env,
+        },
+        stdio: ["ignore", "ignore", "inherit"],
       },
-      stdio: ["ignore", "ignore", "inherit"],
-    },
+    ),
   );
 }
 

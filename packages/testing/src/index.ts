@@ -1,5 +1,6 @@
 // What every package's tests share: waiting for a condition, an in-process S3 (s3rver), and a project with its
 // keys and a verified sender. Real services only: these start or write the real thing, never a fake of it.
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -97,3 +98,34 @@ export function projectFactory<D>(deps: ProjectFactoryDeps<D>) {
   };
 }
 export * from "./zip-builder";
+
+const tracked = new Map<ChildProcess, boolean>();
+let exitHook = false;
+
+/**
+ * A service a test started as a child process, SIGKILLed when the test process exits (jest's forceExit, a failed
+ * beforeAll that never handed the stack to its afterAll, a timed-out suite): left running, it kept its ports and
+ * CPU for the rest of the run, and the next suite that wanted those ports met a stranger's service.
+ * `group`: the child was spawned `detached` (a process group of its own, e.g. a launcher and what it starts),
+ * and the whole group is killed.
+ */
+export function killOnExit<P extends ChildProcess>(proc: P, opts: { group?: boolean } = {}): P {
+  tracked.set(proc, opts.group ?? false);
+  // a group outlives its leader (a launcher's children): it stays on the list
+  if (!opts.group) proc.once("exit", () => tracked.delete(proc));
+  if (!exitHook) {
+    exitHook = true;
+    process.once("exit", () => {
+      for (const [p, group] of tracked) {
+        if (p.pid === undefined) continue;
+        try {
+          if (group) process.kill(-p.pid, "SIGKILL");
+          else p.kill("SIGKILL");
+        } catch {
+          /* already gone */
+        }
+      }
+    });
+  }
+  return proc;
+}

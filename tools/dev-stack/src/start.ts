@@ -252,6 +252,13 @@ ${internalLines}
 
 process.once("SIGINT", () => void stopAll(0));
 process.once("SIGTERM", () => void stopAll(0));
+// A launcher that dies without passing a signal on (a SIGKILLed tsx CLI, a test runner that exited) leaves this
+// process orphaned: stop everything rather than keep nine services running for nobody. A test run's stack
+// outlived its test by 40 minutes and held the ports the next run's stack wanted.
+const launcher = process.ppid;
+setInterval(() => {
+  if (process.ppid !== launcher && !stopping) void stopAll(1);
+}, 1_000).unref();
 main().catch((err: unknown) => {
   process.stderr.write(`[start] ${err instanceof Error ? err.message : String(err)}\n`);
   void stopAll(1);

@@ -8,6 +8,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { Client } from "pg";
+import { killOnExit } from "@emailsvc/testing";
 import { SERVICES, withPortOffset } from "../src/services";
 
 jest.setTimeout(600_000);
@@ -38,20 +39,25 @@ interface Run {
  */
 async function startOnce(databaseUrl: string, whileUp?: (run: Run) => Promise<void>): Promise<Run> {
   let output = "";
-  const proc: ChildProcess = spawn(
-    process.execPath,
-    [require.resolve("tsx/cli"), "--conditions=development", "tools/dev-stack/src/start.ts"],
-    {
-      cwd: root,
-      env: {
-        ...process.env,
-        DATABASE_URL: databaseUrl,
-        STACK_PORT_OFFSET: String(OFFSET),
-        STACK_STATE_DIR: stateDir,
-        LOG_LEVEL: "warn",
+  const proc: ChildProcess = killOnExit(
+    spawn(
+      process.execPath,
+      [require.resolve("tsx/cli"), "--conditions=development", "tools/dev-stack/src/start.ts"],
+      {
+        cwd: root,
+        env: {
+          ...process.env,
+          DATABASE_URL: databaseUrl,
+          STACK_PORT_OFFSET: String(OFFSET),
+          STACK_STATE_DIR: stateDir,
+          LOG_LEVEL: "warn",
+        },
+        stdio: ["ignore", "pipe", "pipe"],
+        // a process group of its own: killed whole (the tsx CLI, start.ts and the services) if this test process exits
+        detached: true,
       },
-      stdio: ["ignore", "pipe", "pipe"],
-    },
+    ),
+    { group: true },
   );
   proc.stdout!.on("data", (d: Buffer) => (output += d.toString()));
   proc.stderr!.on("data", (d: Buffer) => (output += d.toString()));

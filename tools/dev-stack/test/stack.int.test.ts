@@ -14,6 +14,7 @@ import path from "node:path";
 import { SendEmailCommand } from "@aws-sdk/client-sesv2";
 import { createSesClient, createSnsVerifier } from "@emailsvc/provider";
 import { Client } from "pg";
+import { killOnExit } from "@emailsvc/testing";
 import { SERVICES, withPortOffset } from "../src/services";
 
 jest.setTimeout(240_000);
@@ -42,19 +43,24 @@ async function waitFor<T>(
 }
 
 beforeAll(async () => {
-  stack = spawn(
-    process.execPath,
-    [require.resolve("tsx/cli"), "--conditions=development", "tools/dev-stack/src/start.ts"],
-    {
-      cwd: root,
-      env: {
-        ...process.env,
-        STACK_PORT_OFFSET: String(OFFSET),
-        STACK_STATE_DIR: stateDir,
-        LOG_LEVEL: "warn",
+  stack = killOnExit(
+    spawn(
+      process.execPath,
+      [require.resolve("tsx/cli"), "--conditions=development", "tools/dev-stack/src/start.ts"],
+      {
+        cwd: root,
+        env: {
+          ...process.env,
+          STACK_PORT_OFFSET: String(OFFSET),
+          STACK_STATE_DIR: stateDir,
+          LOG_LEVEL: "warn",
+        },
+        stdio: ["ignore", "pipe", "pipe"],
+        // a process group of its own: killed whole (the tsx CLI, start.ts and the services) if this test process exits
+        detached: true,
       },
-      stdio: ["ignore", "pipe", "pipe"],
-    },
+    ),
+    { group: true },
   );
   stack.stdout!.on("data", (d: Buffer) => (output += d.toString()));
   stack.stderr!.on("data", (d: Buffer) => (output += d.toString()));
