@@ -249,11 +249,28 @@ export async function attributeOrders(
   const byOrder = new Map<number, AttributionCandidate[]>();
   if (withEmail.length) {
     const { rows } = await db.pool.query<AttributionCandidate & { n: number }>(
-      `SELECT i.n, a.id AS activity_id, a.campaign_id, m.automation_run_id, t.touch, to_json(t.at) #>> '{}' AS at
-         FROM unnest($1::int[], $2::uuid[], $3::text[], $4::timestamptz[], $5::int[], $6::int[])
+      // One pass over each project's activities since the batch's earliest window: the touched ones (opened or
+      // clicked) whose recipient is one of the batch's buyers, matched as a hashed set. Joined per order in the
+      // same scan, PostgreSQL walked the project's whole range once per order: on a project with 180,000
+      // activities a batch of 33 orders took 10.3 s (875,000 buffers); this way 0.66 s (26,500).
+      `WITH i AS MATERIALIZED (
+         SELECT * FROM unnest($1::int[], $2::uuid[], $3::text[], $4::timestamptz[], $5::int[], $6::int[])
            AS i(n, project_id, email, placed_at, click_hours, open_hours)
-         JOIN activities a ON a.project_id = i.project_id AND NOT a.is_test AND lower(a.recipient) = lower(i.email)
-              -- a touch inside the window comes from a send made at most 30 days before it (bounds the scan)
+       ), touched AS MATERIALIZED (
+         SELECT a.id, a.project_id, lower(a.recipient) AS email, a.created_at, a.campaign_id, a.email_message_id,
+                a.clicked_first_at, a.opened_first_at
+           FROM (SELECT project_id,
+                        -- a touch inside the window comes from a send made at most 30 days before it
+                        min(placed_at - greatest(click_hours, open_hours) * interval '1 hour' - interval '30 days')
+                          AS since
+                   FROM i GROUP BY project_id) p
+           JOIN activities a ON a.project_id = p.project_id AND a.created_at >= p.since
+          WHERE NOT a.is_test AND (a.clicked_first_at IS NOT NULL OR a.opened_first_at IS NOT NULL)
+            AND lower(a.recipient) IN (SELECT lower(email) FROM i)
+       )
+       SELECT i.n, a.id AS activity_id, a.campaign_id, m.automation_run_id, t.touch, to_json(t.at) #>> '{}' AS at
+         FROM i
+         JOIN touched a ON a.project_id = i.project_id AND a.email = lower(i.email)
               AND a.created_at >= i.placed_at - greatest(i.click_hours, i.open_hours) * interval '1 hour'
                                  - interval '30 days'
          JOIN email_messages m ON m.id = a.email_message_id
