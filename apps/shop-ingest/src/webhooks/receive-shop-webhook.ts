@@ -5,7 +5,7 @@ import {
   makeEnvelope,
   RoutingKeys,
   SHOP_LIMITS,
-  shopPayloadSchemas,
+  shopPayloadChecks,
   shopTopicOf,
   type ShopTopic,
 } from "@emailsvc/contracts";
@@ -98,7 +98,7 @@ export async function receiveShopWebhook(
     throw new AppError(ErrorCode.VALIDATION, "Request body must be a JSON object");
   const problem = jsonBodyProblem(body);
   if (problem) throw new AppError(ErrorCode.VALIDATION, problem);
-  parseInput(shopPayloadSchemas[topic], body);
+  parseInput(shopPayloadChecks[topic], body);
   const webhookId = header(req, "x-shop-webhook-id")?.trim();
   if (!webhookId || webhookId.length > 255)
     throw new AppError(ErrorCode.VALIDATION, "x-shop-webhook-id: is required (1 to 255 characters)");

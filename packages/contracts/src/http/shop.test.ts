@@ -1,4 +1,13 @@
-import { currencyCode, currencyExponent, moneyAmount, shopTopicOf, toMinorUnits } from "./shop";
+import {
+  currencyCode,
+  currencyExponent,
+  moneyAmount,
+  shopPayloadChecks,
+  shopPayloadSchemas,
+  SHOP_TOPICS,
+  shopTopicOf,
+  toMinorUnits,
+} from "./shop";
 
 describe("shop money", () => {
   it("decimal strings become exact minor units per currency exponent, half up", () => {
@@ -26,5 +35,55 @@ describe("shop money", () => {
     expect(shopTopicOf("orders/create")).toBe("order/create");
     expect(shopTopicOf("cart/update")).toBe("cart/update");
     expect(shopTopicOf("orders/delete")).toBeNull();
+  });
+  it("the receiver's checks give the verdicts and errors of processing's schemas, and keep no other field", () => {
+    const item = { title: "Hat", quantity: 1, price: "10.00", vendor: "x" };
+    const good = {
+      "cart/update": { token: "c1", line_items: [item], note: null, currency: "usd" },
+      "checkout/create": {
+        token: "k1",
+        currency: "USD",
+        total_price: "10.00",
+        line_items: [item],
+        customer: { first_name: "A", tags: "" },
+        billing_address: {},
+      },
+      "order/create": {
+        id: 1,
+        currency: "EUR",
+        total_price: 5,
+        line_items: [item],
+        total_price_set: { presentment_money: { amount: "5.00", currency_code: "EUR" }, shop_money: {} },
+        name: "#1001",
+      },
+    };
+    const bad = [
+      { token: "", line_items: [] },
+      { token: "t", line_items: [{ ...item, quantity: -1 }] },
+      { token: "t", line_items: [{ ...item, price: "1e3" }], currency: "XYZ" },
+      { id: 1, currency: "USD", total_price: "1", line_items: [], email: "not-an-email" },
+      {
+        id: 1,
+        currency: "USD",
+        total_price: "1",
+        line_items: [],
+        total_price_set: { presentment_money: {} },
+      },
+      { token: "k", currency: "USD", total_price: "1", line_items: "no", customer: { first_name: 3 } },
+    ];
+    for (const topic of SHOP_TOPICS) {
+      const loose = shopPayloadSchemas[topic].safeParse(good[topic]);
+      const checked = shopPayloadChecks[topic].safeParse(good[topic]);
+      expect([loose.success, checked.success]).toEqual([true, true]);
+      // every good payload has a line item with a `vendor`, a field no schema names
+      expect(JSON.stringify(loose.data)).toContain('"vendor"');
+      expect(JSON.stringify(checked.data)).not.toContain('"vendor"');
+      for (const b of bad) {
+        const l = shopPayloadSchemas[topic].safeParse(b);
+        const c = shopPayloadChecks[topic].safeParse(b);
+        expect(c.success).toBe(l.success);
+        expect(c.error?.issues).toEqual(l.error?.issues);
+      }
+    }
   });
 });

@@ -66,72 +66,103 @@ const id = z.union([z.string().min(1).max(255), z.number().int().nonnegative()])
 const token = z.string().min(1).max(255);
 const optionalText = (max: number) => z.string().max(max).nullish();
 
-export const shopLineItem = z.looseObject({
-  title: optionalText(1_000),
-  variant_title: optionalText(1_000),
-  sku: optionalText(255),
-  product_id: id.nullish(),
-  variant_id: id.nullish(),
-  quantity: z.number().int().min(0).max(1_000_000),
-  price: moneyAmount,
-  line_price: moneyAmount.optional(),
-});
-export type ShopLineItem = z.output<typeof shopLineItem>;
-
-const lineItems = z.array(shopLineItem).max(SHOP_LIMITS.lineItems);
 const timestamp = z.iso.datetime({ offset: true });
 
-export const cartUpdatePayload = z.looseObject({
-  token,
-  line_items: lineItems,
-  currency: currencyCode.nullish(),
-  updated_at: timestamp.nullish(),
-});
+/**
+ * The three topics' schemas, built with `object` for every object in them: `z.looseObject` keeps the fields a
+ * schema does not name (processing reads the parsed payload), `z.object` checks the same fields and copies none
+ * of the rest (the receiver only checks: it stores the raw body).
+ */
+function buildTopicSchemas(object: typeof z.looseObject | typeof z.object) {
+  // one signature for both (the strict variant's output is never read)
+  const obj = object as typeof z.looseObject;
+  const lineItem = obj({
+    title: optionalText(1_000),
+    variant_title: optionalText(1_000),
+    sku: optionalText(255),
+    product_id: id.nullish(),
+    variant_id: id.nullish(),
+    quantity: z.number().int().min(0).max(1_000_000),
+    price: moneyAmount,
+    line_price: moneyAmount.optional(),
+  });
+  const lineItems = z.array(lineItem).max(SHOP_LIMITS.lineItems);
+  const customer = obj({ first_name: optionalText(255), last_name: optionalText(255) }).nullish();
+  const priceSet = obj({
+    presentment_money: obj({ amount: moneyAmount, currency_code: currencyCode }),
+  });
+  return {
+    lineItem,
+    "cart/update": obj({
+      token,
+      line_items: lineItems,
+      currency: currencyCode.nullish(),
+      updated_at: timestamp.nullish(),
+    }),
+    "checkout/create": obj({
+      token,
+      cart_token: token.nullish(),
+      email: z.email().max(320).nullish(),
+      abandoned_checkout_url: z.url().max(2_000).nullish(),
+      currency: currencyCode,
+      total_price: moneyAmount,
+      subtotal_price: moneyAmount.nullish(),
+      line_items: lineItems,
+      gateway: optionalText(255),
+      payment_gateway_names: z.array(z.string().max(255)).max(20).nullish(),
+      buyer_accepts_marketing: z.boolean().nullish(),
+      created_at: timestamp.nullish(),
+      customer,
+    }),
+    "order/create": obj({
+      id,
+      email: z.email().max(320).nullish(),
+      cart_token: token.nullish(),
+      checkout_token: token.nullish(),
+      currency: currencyCode,
+      total_price: moneyAmount,
+      presentment_currency: currencyCode.nullish(),
+      total_price_set: priceSet.nullish(),
+      test: z.boolean().nullish(),
+      cancelled_at: timestamp.nullish(),
+      financial_status: optionalText(64),
+      gateway: optionalText(255),
+      payment_gateway_names: z.array(z.string().max(255)).max(20).nullish(),
+      line_items: lineItems,
+      created_at: timestamp.nullish(),
+      customer,
+    }),
+  };
+}
 
-export const checkoutCreatePayload = z.looseObject({
-  token,
-  cart_token: token.nullish(),
-  email: z.email().max(320).nullish(),
-  abandoned_checkout_url: z.url().max(2_000).nullish(),
-  currency: currencyCode,
-  total_price: moneyAmount,
-  subtotal_price: moneyAmount.nullish(),
-  line_items: lineItems,
-  gateway: optionalText(255),
-  payment_gateway_names: z.array(z.string().max(255)).max(20).nullish(),
-  buyer_accepts_marketing: z.boolean().nullish(),
-  created_at: timestamp.nullish(),
-  customer: z.looseObject({ first_name: optionalText(255), last_name: optionalText(255) }).nullish(),
-});
+const loose = buildTopicSchemas(z.looseObject);
 
-const priceSet = z.looseObject({
-  presentment_money: z.looseObject({ amount: moneyAmount, currency_code: currencyCode }),
-});
+export const shopLineItem = loose.lineItem;
+export type ShopLineItem = z.output<typeof shopLineItem>;
+export const cartUpdatePayload = loose["cart/update"];
+export const checkoutCreatePayload = loose["checkout/create"];
+export const orderCreatePayload = loose["order/create"];
 
-export const orderCreatePayload = z.looseObject({
-  id,
-  email: z.email().max(320).nullish(),
-  cart_token: token.nullish(),
-  checkout_token: token.nullish(),
-  currency: currencyCode,
-  total_price: moneyAmount,
-  presentment_currency: currencyCode.nullish(),
-  total_price_set: priceSet.nullish(),
-  test: z.boolean().nullish(),
-  cancelled_at: timestamp.nullish(),
-  financial_status: optionalText(64),
-  gateway: optionalText(255),
-  payment_gateway_names: z.array(z.string().max(255)).max(20).nullish(),
-  line_items: lineItems,
-  created_at: timestamp.nullish(),
-  customer: z.looseObject({ first_name: optionalText(255), last_name: optionalText(255) }).nullish(),
-});
-
+/** Each topic's payload, parsed for processing: the fields it needs checked, every other field kept. */
 export const shopPayloadSchemas = {
   "cart/update": cartUpdatePayload,
   "checkout/create": checkoutCreatePayload,
   "order/create": orderCreatePayload,
 } as const;
+
+/**
+ * The same checks for the receiver, which stores the raw body and only needs the verdict: the fields no schema
+ * names are not copied into a parsed object (a quarter to a third of the validation's time on the platform's
+ * order and checkout payloads).
+ */
+export const shopPayloadChecks = (() => {
+  const strip = buildTopicSchemas(z.object);
+  return {
+    "cart/update": strip["cart/update"],
+    "checkout/create": strip["checkout/create"],
+    "order/create": strip["order/create"],
+  } as const;
+})();
 
 export type CartUpdatePayload = z.output<typeof cartUpdatePayload>;
 export type CheckoutCreatePayload = z.output<typeof checkoutCreatePayload>;
