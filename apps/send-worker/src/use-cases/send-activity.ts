@@ -53,6 +53,12 @@ export interface SendActivityDeps {
  */
 export type SendLane = "transactional" | "bulk";
 
+/**
+ * A concurrency place of the bulk lane (its semaphore): taken for the send itself — the claim, the sliding-second
+ * check and the provider call — not for reading, rendering, waiting for the rate slot or recording the answer.
+ */
+export type Place = <T>(fn: () => Promise<T>) => Promise<T>;
+
 /** Time kept for the answer to travel back to a waiting caller after the provider call ends. */
 export const REPLY_MARGIN_MS = 1000;
 /** A provider call is not started with less time than this left before the caller's deadline. */
@@ -94,7 +100,8 @@ function cachedMessage(deps: SendActivityDeps, id: string): Promise<StoredMessag
 
 /**
  * Sends one activity: read it while `queued`, render, build MIME, take a slot from the global rate limiter, claim
- * it (queued → sending), call SES, then mark sent + email.sent in one statement. The claim comes last so that
+ * it (queued → sending), call SES, then mark sent + email.sent in one statement. With `place` (the bulk lane) only
+ * the claim and the call hold one of the lane's concurrency places; without, the caller's place holds it all. The claim comes last so that
  * `sending` means the provider call is under way: a worker that dies while rendering or waiting for a slot (with
  * a backlog, most sends in flight are waiting) leaves the activity `queued`, and the redelivered message sends
  * it; a claimed activity is never sent twice. Provider failures are classified: throttling and transient errors
@@ -103,7 +110,7 @@ function cachedMessage(deps: SendActivityDeps, id: string): Promise<StoredMessag
 export async function sendActivity(
   deps: SendActivityDeps,
   activityId: string,
-  opts: { deadline?: number; lane?: SendLane; slotTaken?: boolean } = {},
+  opts: { deadline?: number; lane?: SendLane; place?: Place } = {},
 ): Promise<SendOutcome> {
   const claim = await deps.statements.load(activityId);
   if (!claim) return { kind: "skipped" };
@@ -165,8 +172,7 @@ export async function sendActivity(
       headers,
       attachments,
     });
-    // slotTaken: the caller waited for this send's rate slot already (the bulk lane, before its concurrency place)
-    if (!opts.slotTaken) await (opts.lane === "bulk" ? deps.limiter.reserveBulk() : deps.limiter.reserve());
+    await (opts.lane === "bulk" ? deps.limiter.reserveBulk() : deps.limiter.reserve());
     // A synchronous caller (internal POST /send-email) gives up at its deadline and tells the client 504: the
     // call must end before then, or the email could go out after the client was told it timed out. Without
     // the time for a call, the activity is not claimed (certainly not sent).
@@ -177,26 +183,30 @@ export async function sendActivity(
       return Math.min(left, deps.providerTimeoutMs ?? left);
     };
     callTimeout();
-    // Another delivery of the same message may have sent it meanwhile: its slot is then simply unused.
-    claimed = await deps.statements.claim(activity.id);
-    if (!claimed) return { kind: "skipped" };
-    if (deps.afterClaim) await deps.afterClaim();
-    // The sliding-second check last, after the claim's round trip: a send must leave right after it passes.
-    await deps.limiter.dispatch();
-    const requestTimeout = callTimeout();
-    const { messageId } = await sendRawEmail(deps.ses, {
-      ...(requestTimeout !== undefined ? { requestTimeout } : {}),
-      // Every envelope address with its domain in punycode: SES takes 7-bit ASCII addresses only (and the
-      // sender's identity has that form); nodemailer converts the MIME headers the same way.
-      from: asciiDomainAddress(message.fromEmail),
-      to: [asciiDomainAddress(activity.recipient)],
-      ...(withCopies
-        ? { cc: message.cc.map(asciiDomainAddress), bcc: message.bcc.map(asciiDomainAddress) }
-        : {}),
-      raw,
-      tags: { activity_id: activity.id },
+    const place = opts.place ?? ((fn) => fn());
+    const answer = await place(async () => {
+      // Another delivery of the same message may have sent it meanwhile: its slot is then simply unused.
+      claimed = await deps.statements.claim(activity.id);
+      if (!claimed) return null;
+      if (deps.afterClaim) await deps.afterClaim();
+      // The sliding-second check last, after the claim's round trip: a send must leave right after it passes.
+      await deps.limiter.dispatch();
+      const requestTimeout = callTimeout();
+      return sendRawEmail(deps.ses, {
+        ...(requestTimeout !== undefined ? { requestTimeout } : {}),
+        // Every envelope address with its domain in punycode: SES takes 7-bit ASCII addresses only (and the
+        // sender's identity has that form); nodemailer converts the MIME headers the same way.
+        from: asciiDomainAddress(message.fromEmail),
+        to: [asciiDomainAddress(activity.recipient)],
+        ...(withCopies
+          ? { cc: message.cc.map(asciiDomainAddress), bcc: message.bcc.map(asciiDomainAddress) }
+          : {}),
+        raw,
+        tags: { activity_id: activity.id },
+      });
     });
-    providerMessageId = messageId;
+    if (!answer) return { kind: "skipped" };
+    providerMessageId = answer.messageId;
   } catch (err) {
     // Content past the rendering limits (batch data) can never be sent: failed, not retried.
     const kind = err instanceof RenderLimitError ? "permanent" : classifyProviderError(err);
