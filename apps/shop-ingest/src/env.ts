@@ -21,6 +21,12 @@ const shopEnv = z.object({
    * connections measured alike (within the machine's drift), so the smaller pool is the default.
    */
   SHOP_RECEIVER_POOL_MAX: z.coerce.number().int().min(2).default(3),
+  /**
+   * Where the topic consumers and the abandoned-cart loop run: `thread`, a worker thread of their own (its own
+   * event loop, heap, PostgreSQL pool and broker connection), so the receiver's answers never wait behind a batch
+   * being applied or its garbage collection; `inline`, on the receiver's event loop.
+   */
+  SHOP_PROCESSING: z.enum(["thread", "inline"]).default("thread"),
   /** How often due abandoned-cart steps are claimed. */
   SHOP_TIMER_INTERVAL_MS: z.coerce.number().int().positive().default(15_000),
   /** Steps one claim takes (FOR UPDATE SKIP LOCKED: replicas take disjoint steps). */

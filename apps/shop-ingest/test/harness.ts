@@ -124,10 +124,13 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-/** The real `apps/shop-ingest/src/main.ts` as a child process, ready when its /readyz answers. */
+/**
+ * The real `apps/shop-ingest/src/main.ts` as a child process (processing in its worker thread, as deployed), ready
+ * when its /readyz answers. `exited` resolves with its exit code (null when a signal killed it).
+ */
 export async function spawnShopIngest(
   extra: Record<string, string>,
-): Promise<{ proc: ChildProcess; exited: Promise<void> }> {
+): Promise<{ proc: ChildProcess; exited: Promise<number | null>; port: number }> {
   const port = await freePort();
   const logDir = path.join(root, ".local", `test-shop-${process.env.TEST_RUN_ID ?? "run"}`);
   fs.mkdirSync(logDir, { recursive: true });
@@ -143,7 +146,7 @@ export async function spawnShopIngest(
       stdio: ["ignore", out, out],
     },
   );
-  const exited = new Promise<void>((r) => proc.once("exit", () => r()));
+  const exited = new Promise<number | null>((r) => proc.once("exit", (code) => r(code)));
   await waitFor(
     async () => {
       if (proc.exitCode !== null) throw new Error(`shop-ingest exited (${proc.exitCode}); see ${logDir}`);
@@ -156,5 +159,5 @@ export async function spawnShopIngest(
     "shop-ingest to be ready",
     200,
   );
-  return { proc, exited };
+  return { proc, exited, port };
 }

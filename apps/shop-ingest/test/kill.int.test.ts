@@ -92,10 +92,14 @@ it("a shop-ingest SIGKILLed mid-send leaves its claims to the next one: every st
       "every checkout's timer",
     );
     await waitFor(async () => (await sentSteps()) === N, 120_000, "every step sent", 200);
+    // the processing thread's counter is served by the main thread's /metrics
+    const metrics = await (await fetch(`http://127.0.0.1:${second.port}/metrics`)).text();
+    expect(metrics).toMatch(/^abandoned_cart_steps_total\{[^}]*outcome="sent"[^}]*\} [1-9]/m);
   } finally {
     second.proc.kill("SIGTERM");
-    await second.exited;
   }
+  // a SIGTERM stops the processing thread (its batches and claims finished) and then the process, cleanly
+  expect(await second.exited).toBe(0);
   const messages = await count(
     `SELECT count(*)::int AS n FROM email_messages m WHERE m.project_id = $1 AND m.source = 'automation'`,
     [p.projectId],
