@@ -10,9 +10,10 @@
  *      publish of its 10 messages raw through amqplib with confirms. Goal within 2× raw, and flat (within 20%)
  *      between the two ledger sizes. Start the stack with `SEND_RATE_PER_SECOND=0 pnpm start` for parts 1 and 2.
  *   3. rate (start the stack with `SEND_RATE_PER_SECOND=200 pnpm start`): a 20,000-recipient campaign at the
- *      provider limit of 200/s (simulator latency 0): the rate the simulator saw over the full seconds (goal ≥ 98%
- *      of 200) and its busiest second (never above 200); meanwhile a /v1/send-email every 250 ms, timed to the
- *      provider: p50 and p99 (goal p99 < 2 s).
+ *      provider limit of 200/s (simulator latency 0): the rate the simulator saw over the campaign's full seconds,
+ *      probes included (goal ≥ 98% of 200), its busiest calendar and sliding second (never above 200), and CPU ms
+ *      per send per process; meanwhile a /v1/send-email every 250 ms, timed to its arrival at the provider (read
+ *      after the run): p50 and p99 (goal p99 < 2 s). `--leads 20000` seeds only what this part needs.
  * Run: pnpm --filter @emailsvc/bench exec tsx --conditions=development campaigns/run.ts [--only …] [--leads 1000000]
  */
 import { randomUUID } from "node:crypto";
