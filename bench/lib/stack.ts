@@ -12,6 +12,7 @@ export interface Demo {
   test_key: string;
   sender_email: string;
   simulator_url: string;
+  database_url?: string;
 }
 
 export function demo(): Demo {
@@ -26,7 +27,16 @@ export function demo(): Demo {
   return JSON.parse(fs.readFileSync(file, "utf8")) as Demo;
 }
 
-export const DATABASE_URL = process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/emailsvc";
+/** The stack's database: DATABASE_URL, else the one `pnpm start` named in demo.json (a STACK_STATE_DIR stack has its own). */
+export const DATABASE_URL =
+  process.env.DATABASE_URL ??
+  (() => {
+    const file = path.resolve(__dirname, "../..", process.env.STACK_STATE_DIR ?? ".local", "demo.json");
+    const facts = fs.existsSync(file)
+      ? (JSON.parse(fs.readFileSync(file, "utf8")) as { database_url?: string })
+      : {};
+    return facts.database_url ?? "postgresql://postgres@127.0.0.1:5432/emailsvc";
+  })();
 
 export function percentile(values: number[], p: number): number {
   const s = [...values].sort((a, b) => a - b);

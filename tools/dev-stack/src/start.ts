@@ -25,6 +25,20 @@ const root = path.resolve(__dirname, "../../..");
 // STACK_STATE_DIR and STACK_PORT_OFFSET let a second stack (the end-to-end test) run beside a developer's one.
 const localDir = path.resolve(root, process.env.STACK_STATE_DIR ?? ".local");
 const offset = Number(process.env.STACK_PORT_OFFSET ?? 0);
+/**
+ * The database: DATABASE_URL, else `emailsvc`, and for a second stack (STACK_STATE_DIR other than .local)
+ * `emailsvc_<its folder's name>`. Sharing one, each stack's start re-keyed the one demo project under its own
+ * secrets, and the keys the other stack had printed stopped working (401) in the middle of its benchmark.
+ */
+function defaultDatabaseUrl(): string {
+  const own = path
+    .basename(localDir)
+    .replace(/^\.+/, "")
+    .replace(/[^a-zA-Z0-9]+/g, "_")
+    .toLowerCase();
+  const name = localDir === path.resolve(root, ".local") ? "emailsvc" : `emailsvc_${own}`.slice(0, 63);
+  return `postgresql://postgres@127.0.0.1:5432/${name}`;
+}
 const logDir = path.join(localDir, "logs");
 const tsxCli = require.resolve("tsx/cli");
 const SERVICES = withPortOffset(BASE_SERVICES, offset);
@@ -126,7 +140,7 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const secrets = loadSecrets();
-  const databaseUrl = process.env.DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/emailsvc";
+  const databaseUrl = process.env.DATABASE_URL ?? defaultDatabaseUrl();
   const baseUrl = `http://localhost:${GATEWAY_PORT}`;
   const readyMs = Number(process.env.STACK_READY_TIMEOUT_MS ?? 120_000);
   const simulatorUrl = `http://127.0.0.1:${SIMULATOR_PORT}`;
@@ -223,6 +237,7 @@ async function main(): Promise<void> {
     test_key: demo.testKey,
     sender_email: demo.senderEmail,
     simulator_url: simulatorUrl,
+    database_url: databaseUrl,
   };
   fs.writeFileSync(path.join(localDir, "demo.json"), JSON.stringify(facts, null, 2) + "\n");
   const internalLines = internal

@@ -87,9 +87,12 @@ describe("pnpm start", () => {
       "test_key",
       "sender_email",
       "simulator_url",
+      "database_url",
     ]) {
       expect(demo[k]).toBeTruthy();
     }
+    // the database the stack was given (this test's own), not a default beside it
+    expect(demo.database_url).toBe(process.env.DATABASE_URL);
     expect(demo.live_key).toMatch(/^sk_live_/);
     expect(demo.test_key).toMatch(/^sk_test_/);
     expect(output).toContain(demo.base_url!);
