@@ -22,7 +22,7 @@ import pg from "pg";
 import { Exchanges } from "@emailsvc/contracts";
 import { createDb, materialiseCampaign, materialiseSql, withTransaction } from "@emailsvc/db";
 import { cpuBetween, pidListeningOn, snapshot, stackGroups } from "../lib/proc-cpu";
-import { DATABASE_URL, demo, numArg, percentile } from "../lib/stack";
+import { DATABASE_URL, demo, numArg, percentile, RABBITMQ_URL } from "../lib/stack";
 
 const d = demo();
 const LEADS = numArg("leads", 1_000_000);
@@ -208,7 +208,7 @@ async function oursCycles(
 
 /** The cycle's SQL and publish, raw: claim 500, message + activities + outbox, ledger to queued, commit, publish. */
 async function rawCycles(projectId: string, campaignId: string, cycles: number): Promise<number> {
-  const conn = await amqp.connect(process.env.RABBITMQ_URL ?? "amqp://guest:guest@127.0.0.1:5672");
+  const conn = await amqp.connect(RABBITMQ_URL);
   const ch = await conn.createConfirmChannel();
   const times: number[] = [];
   const made: string[] = [];

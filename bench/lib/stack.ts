@@ -27,16 +27,16 @@ export function demo(): Demo {
   return JSON.parse(fs.readFileSync(file, "utf8")) as Demo;
 }
 
-/** The stack's database: DATABASE_URL, else the one `pnpm start` named in demo.json (a STACK_STATE_DIR stack has its own). */
+function facts(): { database_url?: string; rabbitmq_url?: string } {
+  const file = path.resolve(__dirname, "../..", process.env.STACK_STATE_DIR ?? ".local", "demo.json");
+  return fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, "utf8")) as ReturnType<typeof facts>) : {};
+}
+
+/** The stack's database and broker: the env's, else those `pnpm start` named in demo.json (a STACK_STATE_DIR stack has its own). */
 export const DATABASE_URL =
-  process.env.DATABASE_URL ??
-  (() => {
-    const file = path.resolve(__dirname, "../..", process.env.STACK_STATE_DIR ?? ".local", "demo.json");
-    const facts = fs.existsSync(file)
-      ? (JSON.parse(fs.readFileSync(file, "utf8")) as { database_url?: string })
-      : {};
-    return facts.database_url ?? "postgresql://postgres@127.0.0.1:5432/emailsvc";
-  })();
+  process.env.DATABASE_URL ?? facts().database_url ?? "postgresql://postgres@127.0.0.1:5432/emailsvc";
+export const RABBITMQ_URL =
+  process.env.RABBITMQ_URL ?? facts().rabbitmq_url ?? "amqp://guest:guest@127.0.0.1:5672";
 
 export function percentile(values: number[], p: number): number {
   const s = [...values].sort((a, b) => a - b);

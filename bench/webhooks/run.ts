@@ -15,7 +15,7 @@ import { Client } from "pg";
 import { Agent, request } from "undici";
 import { Exchanges, makeEnvelope, RoutingKeys } from "@emailsvc/contracts";
 import { createBroker } from "@emailsvc/messaging";
-import { DATABASE_URL, demo, numArg } from "../lib/stack";
+import { DATABASE_URL, demo, numArg, RABBITMQ_URL } from "../lib/stack";
 
 const d = demo();
 const N = numArg("n", 20000);
@@ -70,7 +70,7 @@ async function main() {
   );
 
   const broker = createBroker({
-    url: process.env.RABBITMQ_URL ?? "amqp://guest:guest@127.0.0.1:5672",
+    url: RABBITMQ_URL,
     name: "bench-webhooks",
   });
   const t0 = performance.now();

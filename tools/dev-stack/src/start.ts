@@ -9,6 +9,7 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { createDb } from "@emailsvc/db";
+import { ensureVhost } from "./rabbit-vhost";
 import { ensureDemoProject } from "./demo-project";
 import { startGateway } from "./gateway";
 import { missingDependencies } from "./preflight";
@@ -26,19 +27,20 @@ const root = path.resolve(__dirname, "../../..");
 const localDir = path.resolve(root, process.env.STACK_STATE_DIR ?? ".local");
 const offset = Number(process.env.STACK_PORT_OFFSET ?? 0);
 /**
- * The database: DATABASE_URL, else `emailsvc`, and for a second stack (STACK_STATE_DIR other than .local)
- * `emailsvc_<its folder's name>`. Sharing one, each stack's start re-keyed the one demo project under its own
- * secrets, and the keys the other stack had printed stopped working (401) in the middle of its benchmark.
+ * A second stack (STACK_STATE_DIR other than .local) keeps apart from the developer's: its own database, RabbitMQ
+ * vhost and send-rate key, all named `emailsvc_<its folder's name>`, unless DATABASE_URL, RABBITMQ_URL or
+ * SEND_RATE_KEY name others. Sharing the database, each stack's start re-keyed the one demo project under its own
+ * secrets and the other stack's printed keys answered 401; sharing the vhost, each stack's workers took the
+ * other's messages. null for the developer's own stack, which uses `emailsvc` and the vhost `/`.
  */
-function defaultDatabaseUrl(): string {
-  const own = path
-    .basename(localDir)
-    .replace(/^\.+/, "")
-    .replace(/[^a-zA-Z0-9]+/g, "_")
-    .toLowerCase();
-  const name = localDir === path.resolve(root, ".local") ? "emailsvc" : `emailsvc_${own}`.slice(0, 63);
-  return `postgresql://postgres@127.0.0.1:5432/${name}`;
-}
+const ownName =
+  localDir === path.resolve(root, ".local")
+    ? null
+    : `emailsvc_${path
+        .basename(localDir)
+        .replace(/^\.+/, "")
+        .replace(/[^a-zA-Z0-9]+/g, "_")
+        .toLowerCase()}`.slice(0, 63);
 const logDir = path.join(localDir, "logs");
 const tsxCli = require.resolve("tsx/cli");
 const SERVICES = withPortOffset(BASE_SERVICES, offset);
@@ -140,7 +142,13 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const secrets = loadSecrets();
-  const databaseUrl = process.env.DATABASE_URL ?? defaultDatabaseUrl();
+  const databaseUrl =
+    process.env.DATABASE_URL ?? `postgresql://postgres@127.0.0.1:5432/${ownName ?? "emailsvc"}`;
+  let rabbitUrl = process.env.RABBITMQ_URL ?? "amqp://guest:guest@127.0.0.1:5672";
+  if (ownName && !process.env.RABBITMQ_URL) {
+    await ensureVhost(ownName);
+    rabbitUrl = `amqp://guest:guest@127.0.0.1:5672/${ownName}`;
+  }
   const baseUrl = `http://localhost:${GATEWAY_PORT}`;
   const readyMs = Number(process.env.STACK_READY_TIMEOUT_MS ?? 120_000);
   const simulatorUrl = `http://127.0.0.1:${SIMULATOR_PORT}`;
@@ -151,7 +159,8 @@ async function main(): Promise<void> {
     HOST: "127.0.0.1",
     LOG_LEVEL: process.env.LOG_LEVEL ?? "info",
     DATABASE_URL: databaseUrl,
-    RABBITMQ_URL: process.env.RABBITMQ_URL ?? "amqp://guest:guest@127.0.0.1:5672",
+    RABBITMQ_URL: rabbitUrl,
+    ...(ownName && !process.env.SEND_RATE_KEY ? { SEND_RATE_KEY: `${ownName}:send-rate` } : {}),
     REDIS_URL: process.env.REDIS_URL ?? "redis://127.0.0.1:6379/0",
     ...secrets,
     AWS_REGION: "us-east-1",
@@ -238,6 +247,7 @@ async function main(): Promise<void> {
     sender_email: demo.senderEmail,
     simulator_url: simulatorUrl,
     database_url: databaseUrl,
+    rabbitmq_url: rabbitUrl,
   };
   fs.writeFileSync(path.join(localDir, "demo.json"), JSON.stringify(facts, null, 2) + "\n");
   const internalLines = internal
