@@ -78,11 +78,11 @@ it("a transactional send made while a campaign saturates the rate reaches the pr
   // Not starved: the typical probe reaches the provider within 2 s, where one queued behind the campaign's
   // backlog (up to 15 s of it) would wait for most of that. The median, not the maximum: on a loaded 2-core CI
   // machine one probe can stall on CPU (six probes at load 50 took 0.3-2.5 s, none retried), and one transient
-  // provider error is retried after the queue's 5 s delay, as it should be. Every probe still under 10 s.
-  // A failure shows the latencies and the worker's retries beside them.
+  // provider error is retried after the queue's 5 s delay, as it should be (each probe's wait above still ends at
+  // 10 s). A failure shows the latencies and the worker's retries beside them.
   const sorted = [...latencies].sort((a, b) => a - b);
   const median = (sorted[2]! + sorted[3]!) / 2;
-  if (median >= 2000 || sorted[5]! >= 10_000) expect({ latencies, retried }).toEqual({});
+  if (median >= 2000) expect({ latencies, retried }).toEqual({});
 
   // one rate for both lanes: over the probes' span the provider got at most 16 a second, campaign and
   // transactional sends together (a per-second count is bench/rate-limit's: on a loaded machine a send's trip
@@ -93,6 +93,6 @@ it("a transactional send made while a campaign saturates the rate reaches the pr
   );
   expect(got.length).toBeLessThanOrEqual(Math.ceil((16 * (until - from)) / 1000) + 16);
   // and the campaign was not starved either: the rate was in use
-  expect(got.length).toBeGreaterThan((4 * (until - from)) / 1000);
+  expect(got.length).toBeGreaterThan((8 * (until - from)) / 1000);
   await stack.admin("POST", `/projects/${p.projectId}/campaigns/${id}/cancel`);
 });

@@ -16,7 +16,7 @@ import {
   startStack,
 } from "./harness";
 
-jest.setTimeout(180_000);
+jest.setTimeout(240_000);
 let stack: Stack;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 beforeAll(async () => {

@@ -3,7 +3,7 @@
 import { waitFor } from "@emailsvc/testing";
 import { inject, makeProject, sendEmail, type Stack, startReceiver, startStack } from "./harness";
 
-jest.setTimeout(240_000);
+jest.setTimeout(360_000);
 let stack: Stack;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 beforeAll(async () => {

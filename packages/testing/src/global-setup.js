@@ -2,6 +2,8 @@
 // RabbitMQ vhost, so turbo can run several packages' integration tests at the same time without them
 // seeing each other's rows or queues. Env set here is inherited by the jest workers.
 const { execFileSync } = require("node:child_process");
+const fs = require("node:fs");
+const os = require("node:os");
 const path = require("node:path");
 const { Client } = require("pg");
 const { changeVhost } = require("./vhosts");
@@ -26,6 +28,9 @@ module.exports = async function globalSetup(config) {
   // TEST_RUN_ID keeps two checkouts (or two people in one) testing the same package apart.
   const run = (process.env.TEST_RUN_ID || "").replace(/[^a-z0-9]/gi, "_");
   const pkg = path.basename(config.rootDir).replace(/[^a-z0-9]/gi, "_") + (run ? `_${run}` : "");
+  // The services this run's tests start as child processes (killOnExit), for global-teardown to stop any left.
+  process.env.TEST_CHILDREN_FILE = path.join(os.tmpdir(), `emailsvc-test-children-${pkg}.txt`);
+  fs.writeFileSync(process.env.TEST_CHILDREN_FILE, "");
   if (process.env.TEST_INFRA === "none") return;
   const dbName = `emailsvc_test_${pkg}`;
   const url = await resetDatabase(dbName);

@@ -1,10 +1,11 @@
 // What every package's tests share: waiting for a condition, an in-process S3 (s3rver), and a project with its
 // keys and a verified sender. Real services only: these start or write the real thing, never a fake of it.
 import type { ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { appendFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import S3rver from "s3rver";
+import { testChildrenFile } from "./env";
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -99,33 +100,30 @@ export function projectFactory<D>(deps: ProjectFactoryDeps<D>) {
 }
 export * from "./zip-builder";
 
-const tracked = new Map<ChildProcess, boolean>();
-let exitHook = false;
+/** A process's start time (clock ticks since boot, /proc/<pid>/stat's 22nd field), or null when it is gone. */
+export function processStartTime(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19] ?? null;
+  } catch {
+    return null;
+  }
+}
 
 /**
- * A service a test started as a child process, SIGKILLed when the test process exits (jest's forceExit, a failed
- * beforeAll that never handed the stack to its afterAll, a timed-out suite): left running, it kept its ports and
- * CPU for the rest of the run, and the next suite that wanted those ports met a stranger's service.
- * `group`: the child was spawned `detached` (a process group of its own, e.g. a launcher and what it starts),
- * and the whole group is killed.
+ * A service a test started as a child process, SIGKILLed by the package run's global teardown if it is still
+ * running then (a failed beforeAll that never handed the stack to its afterAll, a suite that timed out, jest's
+ * forceExit): left running, a run's services kept their ports, CPU and broker consumers, and the next run's suite
+ * met them (its sends consumed by the old send-worker on the same vhost). The child is written to the run's list
+ * (TEST_CHILDREN_FILE, made by global-setup) with its start time, so a pid reused since is never killed. An exit
+ * hook in the test cannot do this: jest gives test code a sandboxed `process` whose "exit" never fires.
  */
-export function killOnExit<P extends ChildProcess>(proc: P, opts: { group?: boolean } = {}): P {
-  tracked.set(proc, opts.group ?? false);
-  // a group outlives its leader (a launcher's children): it stays on the list
-  if (!opts.group) proc.once("exit", () => tracked.delete(proc));
-  if (!exitHook) {
-    exitHook = true;
-    process.once("exit", () => {
-      for (const [p, group] of tracked) {
-        if (p.pid === undefined) continue;
-        try {
-          if (group) process.kill(-p.pid, "SIGKILL");
-          else p.kill("SIGKILL");
-        } catch {
-          /* already gone */
-        }
-      }
-    });
-  }
+export function killOnExit<P extends ChildProcess>(proc: P): P {
+  const file = testChildrenFile();
+  const pid = proc.pid;
+  if (!file || pid === undefined) return proc;
+  const started = processStartTime(pid);
+  if (started) appendFileSync(file, `+${pid} ${started}\n`);
+  proc.once("exit", () => appendFileSync(file, `-${pid}\n`));
   return proc;
 }

@@ -282,7 +282,11 @@ process.once("SIGTERM", () => void stopAll(0));
 // outlived its test by 40 minutes and held the ports the next run's stack wanted.
 const launcher = process.ppid;
 setInterval(() => {
-  if (process.ppid !== launcher && !stopping) void stopAll(1);
+  if (process.ppid === launcher || stopping) return;
+  // nobody reads our output any more: a write must not end this process before it has stopped the services
+  process.stdout.on("error", () => undefined);
+  process.stderr.on("error", () => undefined);
+  void stopAll(1);
 }, 1_000).unref();
 main().catch((err: unknown) => {
   process.stderr.write(`[start] ${err instanceof Error ? err.message : String(err)}\n`);

@@ -42,7 +42,9 @@ async function startOnce(databaseUrl: string, whileUp?: (run: Run) => Promise<vo
   const proc: ChildProcess = killOnExit(
     spawn(
       process.execPath,
-      [require.resolve("tsx/cli"), "--conditions=development", "tools/dev-stack/src/start.ts"],
+      // node with tsx as a loader, not the tsx CLI: start.ts is then this test's own child, and stops the stack
+      // when this test process goes away (its launcher watch), however the run ends
+      ["--conditions=development", "--import", "tsx", "tools/dev-stack/src/start.ts"],
       {
         cwd: root,
         env: {
@@ -53,11 +55,8 @@ async function startOnce(databaseUrl: string, whileUp?: (run: Run) => Promise<vo
           LOG_LEVEL: "warn",
         },
         stdio: ["ignore", "pipe", "pipe"],
-        // a process group of its own: killed whole (the tsx CLI, start.ts and the services) if this test process exits
-        detached: true,
       },
     ),
-    { group: true },
   );
   proc.stdout!.on("data", (d: Buffer) => (output += d.toString()));
   proc.stderr!.on("data", (d: Buffer) => (output += d.toString()));

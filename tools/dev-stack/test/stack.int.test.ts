@@ -46,7 +46,9 @@ beforeAll(async () => {
   stack = killOnExit(
     spawn(
       process.execPath,
-      [require.resolve("tsx/cli"), "--conditions=development", "tools/dev-stack/src/start.ts"],
+      // node with tsx as a loader, not the tsx CLI: start.ts is then this test's own child, and stops the stack
+      // when this test process goes away (its launcher watch), however the run ends
+      ["--conditions=development", "--import", "tsx", "tools/dev-stack/src/start.ts"],
       {
         cwd: root,
         env: {
@@ -56,11 +58,8 @@ beforeAll(async () => {
           LOG_LEVEL: "warn",
         },
         stdio: ["ignore", "pipe", "pipe"],
-        // a process group of its own: killed whole (the tsx CLI, start.ts and the services) if this test process exits
-        detached: true,
       },
     ),
-    { group: true },
   );
   stack.stdout!.on("data", (d: Buffer) => (output += d.toString()));
   stack.stderr!.on("data", (d: Buffer) => (output += d.toString()));

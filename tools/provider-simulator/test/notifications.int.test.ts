@@ -1,5 +1,6 @@
 // Real: SDK → simulator over HTTP, simulator → a local HTTP receiver, signature checks with the production
 // verifier (widened explicitly to the simulator's http://127.0.0.1 certificate URL). Nothing mocked.
+import net from "node:net";
 import type { SESv2Client } from "@aws-sdk/client-sesv2";
 import {
   createSnsVerifier,
@@ -155,14 +156,23 @@ describe("SES event notifications", () => {
       ["Delivery", "delivered", 1],
     ]);
 
-    // A receiver that is not there at all: SendEmail still answers promptly.
+    // A receiver that takes the connection and never answers: SendEmail still answers promptly. Held by its
+    // notification it would wait the notification's 5 s timeout; a call itself takes ~100 ms on a loaded CI machine.
+    const sockets = new Set<net.Socket>();
+    const silent = net.createServer((s) => sockets.add(s));
+    await new Promise<void>((r) => silent.listen(0, "127.0.0.1", r));
     await fetch(`${sim.url}/_sim/config`, {
       method: "POST",
-      body: JSON.stringify({ notificationUrl: "http://127.0.0.1:9/nothing" }),
+      body: JSON.stringify({
+        notificationUrl: `http://127.0.0.1:${(silent.address() as net.AddressInfo).port}/`,
+      }),
     });
     const t0 = Date.now();
     await sendRawEmail(ses, { from: "news@shop.example", to: ["x@example.org"], raw: raw("x@example.org") });
-    expect(Date.now() - t0).toBeLessThan(1_000); // not held by the notification (a loaded CI machine takes ~100 ms for a call)
+    expect(Date.now() - t0).toBeLessThan(1_000);
+    // then the receiver goes away altogether: the notifications' retries find nobody and fail
+    silent.close();
+    for (const s of sockets) s.destroy();
     await sim.flushNotifications();
     await fetch(`${sim.url}/_sim/config`, {
       method: "POST",
