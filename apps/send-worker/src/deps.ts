@@ -15,7 +15,7 @@ import {
 } from "@emailsvc/runtime";
 import type { Env } from "./env";
 import { createRateLimiter } from "./infra/rate-limiter";
-import { createPostalAddresses, createSendStatements } from "./repos/activity.repo";
+import { createPostalAddresses, createSendStatements } from "@emailsvc/db";
 import type { SendActivityDeps } from "./use-cases/send-activity";
 
 export interface Deps extends BaseDeps {

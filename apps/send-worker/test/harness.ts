@@ -7,13 +7,12 @@ import path from "node:path";
 import Redis from "ioredis";
 import S3rver from "s3rver";
 import { messagingTopology } from "@emailsvc/contracts";
-import { createDb, type Db } from "@emailsvc/db";
+import { createDb, createSendStatements, type Db } from "@emailsvc/db";
 import { createBroker, type Broker } from "@emailsvc/messaging";
 import { createLogger } from "@emailsvc/observability";
 import { createS3Client, createSesClient, putObject } from "@emailsvc/provider";
 import { createSimulator, type Simulator } from "@emailsvc/provider-simulator";
 import { createRateLimiter } from "../src/infra/rate-limiter";
-import { createSendStatements } from "../src/repos/activity.repo";
 import type { SendActivityDeps } from "../src/use-cases/send-activity";
 
 export const TRACKING = { baseUrl: "https://mail.example.test", secret: "t".repeat(32) };

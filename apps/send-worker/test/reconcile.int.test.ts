@@ -7,7 +7,7 @@ import { killOnExit } from "@emailsvc/testing";
 import path from "node:path";
 import { Exchanges, makeEnvelope, RoutingKeys } from "@emailsvc/contracts";
 import { createLogger, createMetrics } from "@emailsvc/observability";
-import { OUTCOME_UNKNOWN, reconcileClaims } from "../src/repos/reconcile.repo";
+import { OUTCOME_UNKNOWN, reconcileClaims } from "@emailsvc/db";
 import { startReconcileLoop } from "../src/use-cases/start-reconcile-loop";
 import { type Harness, insertSend, simMessages, startHarness, waitFor } from "./harness";
 

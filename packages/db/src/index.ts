@@ -19,3 +19,5 @@ export * from "./shop";
 export * from "./scheduled-sends.repo";
 export * from "./provider-outcomes.repo";
 export * from "./tracking-hits.repo";
+export * from "./send-statements.repo";
+export * from "./send-claims.repo";

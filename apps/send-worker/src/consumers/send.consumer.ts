@@ -7,7 +7,7 @@ import {
   sendRequestedIds,
 } from "@emailsvc/contracts";
 import { defineConsumer, type MessageContext, RetryableError } from "@emailsvc/messaging";
-import { requeueActivities } from "../repos/activity.repo";
+import { requeueActivities } from "@emailsvc/db";
 import {
   failReleased,
   sendActivity,

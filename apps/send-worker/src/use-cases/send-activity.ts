@@ -1,6 +1,5 @@
 import { addUnsubscribeFooter, RenderLimitError, unsubscribeUrl } from "@emailsvc/content";
 import { asciiDomainAddress, formatReplyAddress } from "@emailsvc/contracts";
-import type { Db } from "@emailsvc/db";
 import type { Logger } from "@emailsvc/observability";
 import {
   classifyProviderError,
@@ -22,7 +21,8 @@ import {
   releaseClaim,
   type SendStatements,
   type StoredMessage,
-} from "../repos/activity.repo";
+  type Db,
+} from "@emailsvc/db";
 
 export interface SendActivityDeps {
   db: Db;

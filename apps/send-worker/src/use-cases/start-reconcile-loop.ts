@@ -1,6 +1,5 @@
-import type { Db } from "@emailsvc/db";
+import { type Db, reconcileClaims } from "@emailsvc/db";
 import type { Logger, Metrics } from "@emailsvc/observability";
-import { reconcileClaims } from "../repos/reconcile.repo";
 
 export interface ReconcileLoopOptions {
   db: Db;

@@ -1,5 +1,8 @@
 import { Exchanges, makeEnvelope, RoutingKeys, sendRequestedPayloads } from "@emailsvc/contracts";
-import { type Db, insertOutboxRows, type NewOutboxRow } from "@emailsvc/db";
+import type { Db } from "./create-db";
+import { insertOutboxRows, type NewOutboxRow } from "./outbox";
+
+// Claims whose provider answer never came (a send-worker killed mid-call): re-sent or failed (issue 30).
 
 /** The failure reason of a send reported failed because nobody knows whether SES accepted it. */
 export const OUTCOME_UNKNOWN = "outcome_unknown";

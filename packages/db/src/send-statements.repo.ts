@@ -1,13 +1,11 @@
 import { Exchanges, makeEnvelope, RoutingKeys } from "@emailsvc/contracts";
-import {
-  clientWebhookExistsSql,
-  createBatcher,
-  type Db,
-  insertOutboxRows,
-  queryPlanned,
-  timeOrderedUuid,
-  OUTBOX_INSERT,
-} from "@emailsvc/db";
+import { createBatcher } from "./batcher";
+import { type Db, queryPlanned } from "./create-db";
+import { clientWebhookExistsSql, insertOutboxRows, OUTBOX_INSERT } from "./outbox";
+import { timeOrderedUuid } from "./time-ordered-uuid";
+
+// The send-worker's statements on the activities aggregate: read a queued send, claim it (queued → sending, with
+// its send_claims row), record the provider's answer (sent + email.sent) or a failure, release or re-queue it.
 
 export interface ClaimedActivity {
   id: string;
