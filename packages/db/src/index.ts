@@ -21,3 +21,4 @@ export * from "./provider-outcomes.repo";
 export * from "./tracking-hits.repo";
 export * from "./send-statements.repo";
 export * from "./send-claims.repo";
+export * from "./threads.repo";

@@ -1,24 +1,6 @@
 import type { ListThreadsQuery } from "@emailsvc/contracts";
-import { type Db, SqlParams } from "@emailsvc/db";
+import { type Db, SqlParams, THREAD_COLUMNS, type ThreadRow } from "@emailsvc/db";
 import { listPage, pagination, type Total } from "../listing/pagination";
-
-export interface ThreadRow {
-  id: string;
-  activity_id: string | null;
-  email_message_id: string | null;
-  campaign_id: string | null;
-  outbound_message_id: string | null;
-  email_type: string | null;
-  is_test: boolean;
-  subject: string;
-  participants: string[];
-  message_count: number;
-  last_message_at: Date;
-  created_at: Date;
-}
-
-export const THREAD_COLUMNS = `id, activity_id, email_message_id, campaign_id, outbound_message_id, email_type, is_test,
-  subject, participants, message_count, last_message_at, created_at`;
 
 export function threadView(r: ThreadRow) {
   return {

@@ -1,5 +1,5 @@
 import { AppError, ErrorCode, isUuid } from "@emailsvc/contracts";
-import type { Db } from "@emailsvc/db";
+import { type Db, findInboundRaw } from "@emailsvc/db";
 
 /** Reads an object of the inbound bucket (where SES's S3 action stored the MIME). */
 export type InboundMimeReader = (key: string) => Promise<Buffer>;
@@ -14,12 +14,7 @@ export async function readInboundRaw(
   id: string,
 ): Promise<Buffer> {
   if (!isUuid(id)) throw new AppError(ErrorCode.NOT_FOUND, NOT_FOUND);
-  const row = (
-    await db.pool.query<{ raw_key: string | null; raw: string | null }>(
-      "SELECT raw_key, raw FROM inbound_messages WHERE id = $1 AND project_id = $2",
-      [id, projectId],
-    )
-  ).rows[0];
+  const row = await findInboundRaw(db, projectId, id);
   if (!row) throw new AppError(ErrorCode.NOT_FOUND, NOT_FOUND);
   if (row.raw !== null) return Buffer.from(row.raw, "latin1");
   if (!row.raw_key) throw new AppError(ErrorCode.NOT_FOUND, NOT_FOUND);

@@ -1,0 +1,109 @@
+import type { Db } from "./create-db";
+
+// Reply threads (spec 4.9, 6.2): written by inbound-mail, read by public-api's conversation API. Every read is
+// scoped to the project first.
+
+export interface ThreadRow {
+  id: string;
+  activity_id: string | null;
+  email_message_id: string | null;
+  campaign_id: string | null;
+  outbound_message_id: string | null;
+  email_type: string | null;
+  is_test: boolean;
+  subject: string;
+  participants: string[];
+  message_count: number;
+  last_message_at: Date;
+  created_at: Date;
+}
+
+export const THREAD_COLUMNS = `id, activity_id, email_message_id, campaign_id, outbound_message_id, email_type, is_test,
+  subject, participants, message_count, last_message_at, created_at`;
+
+/** The send a thread answers, as the conversation shows it. */
+export interface ThreadSendRow {
+  id: string;
+  message_id: string | null;
+  from_email: string;
+  recipient: string;
+  subject: string;
+  status: string;
+  sent_at: Date | null;
+  created_at: Date;
+}
+
+/** A reply of a thread with its attachments (in their order). */
+export interface ThreadReplyRow {
+  id: string;
+  message_id: string | null;
+  in_reply_to: string | null;
+  from_email: string;
+  from_name: string | null;
+  to: { email: string; name: string | null }[];
+  cc: { email: string; name: string | null }[];
+  subject: string;
+  text_body: string;
+  html_body: string;
+  reply_text: string;
+  kind: "reply" | "auto_reply" | "bounce_report" | "forward";
+  matched_by: string | null;
+  suspicious: boolean;
+  verdicts: Record<string, string | null>;
+  sent_at: Date | null;
+  received_at: Date;
+  attachments: { id: string; filename: string; content_type: string; size: number; storage_key: string }[];
+}
+
+export async function findThread(db: Db, projectId: string, id: string): Promise<ThreadRow | null> {
+  const r = await db.pool.query<ThreadRow>(
+    `SELECT ${THREAD_COLUMNS} FROM inbound_threads WHERE id = $1 AND project_id = $2`,
+    [id, projectId],
+  );
+  return r.rows[0] ?? null;
+}
+
+export async function findThreadSend(
+  db: Db,
+  projectId: string,
+  activityId: string,
+): Promise<ThreadSendRow | null> {
+  const r = await db.pool.query<ThreadSendRow>(
+    `SELECT a.id, a.message_id, m.from_email, a.recipient, m.subject, a.status, a.sent_at, a.created_at
+       FROM activities a JOIN email_messages m ON m.id = a.email_message_id
+      WHERE a.id = $1 AND a.project_id = $2`,
+    [activityId, projectId],
+  );
+  return r.rows[0] ?? null;
+}
+
+/** A thread's replies, oldest first. */
+export async function listThreadReplies(
+  db: Db,
+  projectId: string,
+  threadId: string,
+): Promise<ThreadReplyRow[]> {
+  const r = await db.pool.query<ThreadReplyRow>(
+    `SELECT m.id, m.message_id, m.in_reply_to, m.from_email, m.from_name, m."to", m.cc, m.subject, m.text_body,
+            m.html_body, m.reply_text, m.kind, m.matched_by, m.suspicious, m.verdicts, m.sent_at, m.received_at,
+            COALESCE((SELECT json_agg(json_build_object('id', a.id, 'filename', a.filename, 'content_type',
+                a.content_type, 'size', a.size, 'storage_key', a.storage_key) ORDER BY a.position)
+                FROM inbound_attachments a WHERE a.inbound_message_id = m.id), '[]') AS attachments
+       FROM inbound_messages m WHERE m.thread_id = $1 AND m.project_id = $2 ORDER BY m.received_at, m.id`,
+    [threadId, projectId],
+  );
+  return r.rows;
+}
+
+/** Where a reply's MIME is: inline (SES's SNS action) or the inbound bucket's key; null for another project's. */
+export async function findInboundRaw(
+  db: Db,
+  projectId: string,
+  id: string,
+): Promise<{ raw_key: string | null; raw: string | null } | null> {
+  const r = await db.pool.query<{ raw_key: string | null; raw: string | null }>(
+    "SELECT raw_key, raw FROM inbound_messages WHERE id = $1 AND project_id = $2",
+    [id, projectId],
+  );
+  return r.rows[0] ?? null;
+}
