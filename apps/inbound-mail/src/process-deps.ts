@@ -1,6 +1,6 @@
 import { sesMessageIdDomain } from "@emailsvc/provider";
 import type { Deps } from "./deps";
-import { createResolveRepo } from "./repos/resolve.repo";
+import { createResolveRepo } from "@emailsvc/db";
 import type { ProcessDeps } from "./use-cases/process-notification";
 
 const DAY = 24 * 60 * 60_000;

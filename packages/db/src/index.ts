@@ -22,3 +22,4 @@ export * from "./tracking-hits.repo";
 export * from "./send-statements.repo";
 export * from "./send-claims.repo";
 export * from "./threads.repo";
+export * from "./reply-resolution.repo";

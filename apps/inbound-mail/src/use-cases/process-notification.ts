@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Db } from "@emailsvc/db";
+import type { Db, ResolveRepo } from "@emailsvc/db";
 import type { Logger, Metrics } from "@emailsvc/observability";
 import {
   getObjectUpTo,
@@ -18,7 +18,6 @@ import { normalizeSubject } from "../domain/subject";
 import { buildInboundWebhookBody, type WebhookAttachment } from "../domain/webhook-body";
 import { finishNotification, loadNotification, type StoredNotification } from "../repos/notifications.repo";
 import { type NewAttachment, storeInboundMessage } from "../repos/messages.repo";
-import type { ResolveRepo } from "../repos/resolve.repo";
 import { type Resolution, resolveThread } from "./resolve-thread";
 
 export interface ProcessDeps {

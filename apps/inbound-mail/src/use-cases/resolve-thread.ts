@@ -1,6 +1,6 @@
 import { parseReplyAddress } from "@emailsvc/contracts";
 import type { ParsedReply } from "../domain/parse-mime";
-import type { OutboundSend, ResolveRepo } from "../repos/resolve.repo";
+import type { OutboundSend, ResolveRepo } from "@emailsvc/db";
 
 export type MatchedBy = "token" | "legacy" | "in_reply_to" | "references" | "subject";
 

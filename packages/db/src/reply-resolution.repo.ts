@@ -1,4 +1,7 @@
-import type { Db } from "@emailsvc/db";
+import type { Db } from "./create-db";
+
+// How inbound-mail finds the send a reply answers (spec 4.9 step 3): by reply token, legacy address, In-Reply-To,
+// References or subject, over the activities, messages and threads the send path and inbound-mail wrote.
 
 /** The original send a reply answers: its activity, message and project facts. */
 export interface OutboundSend {
