@@ -23,3 +23,4 @@ export * from "./send-statements.repo";
 export * from "./send-claims.repo";
 export * from "./threads.repo";
 export * from "./reply-resolution.repo";
+export * from "./webhook-deliveries.repo";

@@ -1,3 +1,4 @@
+import type { EventSource } from "@emailsvc/db";
 import { renderDoubleBraces, renderTemplate } from "@emailsvc/content";
 
 export interface EventPayload {
@@ -11,24 +12,6 @@ export interface EventPayload {
 }
 
 /** The activity, message and project facts a client webhook is built from (one row, see deliver-webhook). */
-export interface EventSource {
-  id: string;
-  project_id: string;
-  is_test: boolean;
-  recipient: string;
-  provider_message_id: string | null;
-  campaign_id: string | null;
-  batch_id: string | null;
-  email_type: string;
-  email_id: string;
-  from_email: string;
-  /** As stored: for a batch, with the recipient's `data` still to substitute (the worker did, per send). */
-  subject: string;
-  from_template: boolean;
-  data: Record<string, unknown> | null;
-  webhook_url: string | null;
-  webhook_url_dev: string | null;
-}
 
 export interface BuiltEvent {
   projectId: string;

@@ -1,7 +1,9 @@
 import { type Dispatcher, request } from "undici";
 import { isUuid } from "@emailsvc/contracts";
-import { decryptSecret, type Db } from "@emailsvc/db";
 import {
+  decryptSecret,
+  type Db,
+  type EventSource,
   type DeliveryKind,
   type DeliveryRow,
   type LoadedDelivery,
@@ -11,11 +13,11 @@ import {
   skipDelivery,
   storedDelivery,
   storeDelivery,
-} from "../repos/deliveries.repo";
+} from "@emailsvc/db";
 import { isBlockedAddress, refusedLiteral, type AddressPolicy } from "@emailsvc/http";
 import type { Logger } from "@emailsvc/observability";
 import { signedHeaders } from "../domain/sign";
-import { buildEventBody, type EventPayload, type EventSource } from "./build-event-body";
+import { buildEventBody, type EventPayload } from "./build-event-body";
 import type { WebhookDestinations } from "./webhook-destinations";
 
 export interface DeliverDeps {

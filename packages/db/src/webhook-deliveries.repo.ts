@@ -1,8 +1,27 @@
-import type { Db } from "@emailsvc/db";
-import type { EventSource } from "../use-cases/build-event-body";
+import type { Db } from "./create-db";
 
 // The webhook deliveries aggregate (spec 6.3): one delivery per (event, kind) with its stored body, and the
 // attempts logged against it.
+
+/** The send an email event is about, as its client webhook body is built from it (webhook-dispatcher). */
+export interface EventSource {
+  id: string;
+  project_id: string;
+  is_test: boolean;
+  recipient: string;
+  provider_message_id: string | null;
+  campaign_id: string | null;
+  batch_id: string | null;
+  email_type: string;
+  email_id: string;
+  from_email: string;
+  /** As stored: for a batch, with the recipient's `data` still to substitute (the worker did, per send). */
+  subject: string;
+  from_template: boolean;
+  data: Record<string, unknown> | null;
+  webhook_url: string | null;
+  webhook_url_dev: string | null;
+}
 
 /** Which of a project's two pairs of URLs a delivery goes to: email events, or inbound replies. */
 export type DeliveryKind = "outbound" | "inbound";
