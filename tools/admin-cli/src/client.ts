@@ -6,15 +6,21 @@ export interface AdminTarget {
   token: string;
 }
 
-/** ADMIN_URL / ADMIN_TOKEN from env, else the facts `pnpm start` wrote to .local/demo.json. */
+/**
+ * The facts `pnpm start` wrote: `.local/demo.json`, or that of the stack STACK_STATE_DIR names (a second stack
+ * beside yours, `STACK_STATE_DIR=.local-b pnpm start`); empty when there is none.
+ */
+function stackFacts(env: NodeJS.ProcessEnv, root: string): Record<string, string> {
+  const file = path.resolve(root, env.STACK_STATE_DIR ?? ".local", "demo.json");
+  return fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, "utf8")) as Record<string, string>) : {};
+}
+
+/** ADMIN_URL / ADMIN_TOKEN from env, else the facts `pnpm start` wrote (stackFacts). */
 export function resolveTarget(
   env: NodeJS.ProcessEnv = process.env,
   root = path.resolve(__dirname, "../../.."),
 ): AdminTarget {
-  const demoFile = path.join(root, ".local", "demo.json");
-  const demo = fs.existsSync(demoFile)
-    ? (JSON.parse(fs.readFileSync(demoFile, "utf8")) as Record<string, string>)
-    : {};
+  const demo = stackFacts(env, root);
   const url =
     env.ADMIN_URL ?? (demo.internal_url ? `${demo.internal_url}/admin` : "http://127.0.0.1:3101/admin");
   const token = env.ADMIN_TOKEN ?? demo.admin_token;
@@ -25,16 +31,15 @@ export function resolveTarget(
   return { url: url.replace(/\/$/, ""), token };
 }
 
-/** campaign-dispatcher's internal address: CAMPAIGN_URL, else `campaign_url` of .local/demo.json. */
+/** campaign-dispatcher's internal address: CAMPAIGN_URL, else `campaign_url` of the stack's facts. */
 export function resolveTriggerUrl(
   env: NodeJS.ProcessEnv = process.env,
   root = path.resolve(__dirname, "../../.."),
 ): string {
-  const demoFile = path.join(root, ".local", "demo.json");
-  const demo = fs.existsSync(demoFile)
-    ? (JSON.parse(fs.readFileSync(demoFile, "utf8")) as Record<string, string>)
-    : {};
-  return (env.CAMPAIGN_URL ?? demo.campaign_url ?? "http://127.0.0.1:3104").replace(/\/$/, "");
+  return (env.CAMPAIGN_URL ?? stackFacts(env, root).campaign_url ?? "http://127.0.0.1:3104").replace(
+    /\/$/,
+    "",
+  );
 }
 
 export async function call(
