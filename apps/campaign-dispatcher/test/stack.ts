@@ -2,13 +2,13 @@
 // number of campaign-dispatcher replicas, each its own process (so a test can SIGKILL one), on this package's own
 // PostgreSQL database and RabbitMQ vhost (the jest preset's), Redis, and the provider simulator in-process (its
 // SNS notifications go to notification-ingest). Nothing is faked.
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import net from "node:net";
 import path from "node:path";
 import { createDb, type Db } from "@emailsvc/db";
 import { createSimulator, type Simulator } from "@emailsvc/provider-simulator";
-import { killOnExit, sleep, waitFor } from "@emailsvc/testing";
+import { spawnTs, sleep, waitFor } from "@emailsvc/testing";
 
 const root = path.resolve(__dirname, "../../..");
 export const ADMIN_TOKEN = "admin-token-for-campaign-tests-0123";
@@ -113,19 +113,17 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     // node itself with tsx's loader, not the tsx CLI: the CLI runs main.ts in a child of its own, which a SIGKILL
     // of the CLI left running (the killed-dispatcher test then killed only the launcher, and the dispatchers it
     // meant to kill kept running after the test run, holding its output pipe)
-    const proc = killOnExit(
-      spawn(process.execPath, ["--conditions=development", "--import", "tsx", `apps/${name}/src/main.ts`], {
-        cwd: root,
-        env: {
-          ...process.env,
-          ...common,
-          ...env,
-          PORT: String(port),
-          ...(internalPort ? { INTERNAL_PORT: String(internalPort) } : {}),
-        },
-        stdio: ["ignore", "pipe", "pipe"],
-      }),
-    );
+    const proc = spawnTs(`apps/${name}/src/main.ts`, {
+      cwd: root,
+      env: {
+        ...process.env,
+        ...common,
+        ...env,
+        PORT: String(port),
+        ...(internalPort ? { INTERNAL_PORT: String(internalPort) } : {}),
+      },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     const keep = (d: Buffer) => (out = (out + d.toString()).slice(-20_000));
     proc.stdout!.on("data", keep);
     proc.stderr!.on("data", keep);

@@ -6,7 +6,7 @@
  * (MIME in S3, an SNS-signed Received notification to POST /api/inbound/provider), and the webhook reaches a
  * local receiver through webhook-dispatcher.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { createHmac, randomUUID } from "node:crypto";
 import fs from "node:fs";
 import http from "node:http";
@@ -22,7 +22,7 @@ import {
   type S3ClientType,
 } from "@emailsvc/provider";
 import { createSimulator, type Simulator } from "@emailsvc/provider-simulator";
-import { killOnExit, startS3, type TestS3, waitFor } from "@emailsvc/testing";
+import { spawnTs, startS3, type TestS3, waitFor } from "@emailsvc/testing";
 import { createApp } from "../src/app";
 import { inboundConsumer } from "../src/consumers/inbound.consumer";
 import { createDeps, type Deps } from "../src/deps";
@@ -62,15 +62,11 @@ export async function spawnService(
 ): Promise<Child> {
   fs.mkdirSync(logDir, { recursive: true });
   const out = fs.openSync(path.join(logDir, `${name}.log`), "a");
-  const proc = killOnExit(
-    spawn(
-      process.execPath,
-      // node itself with tsx's loader, not the tsx CLI: the CLI runs main.ts in a child of its own, and a SIGKILL
-      // of the CLI would leave that child running (and the SIGKILL test passing for the wrong reason)
-      ["--conditions=development", "--import", "tsx", `apps/${name}/src/main.ts`],
-      { cwd: root, env: { ...process.env, ...env, PORT: String(port) }, stdio: ["ignore", out, out] },
-    ),
-  );
+  const proc = spawnTs(`apps/${name}/src/main.ts`, {
+    cwd: root,
+    env: { ...process.env, ...env, PORT: String(port) },
+    stdio: ["ignore", out, out],
+  });
   const exited = new Promise<void>((r) => proc.once("exit", () => r()));
   await waitFor(
     async () => {

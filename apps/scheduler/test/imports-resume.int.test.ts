@@ -2,8 +2,8 @@
 // killed with SIGKILL is the real service (src/main.ts) in a child process, which receives the job through the
 // outbox and its queue or finds it with its sweep. A database restart is what PostgreSQL does to the processor's
 // session when it shuts down: pg_terminate_backend sends the same 57P01.
-import { type ChildProcess, spawn } from "node:child_process";
-import { killOnExit } from "@emailsvc/testing";
+import type { ChildProcess } from "node:child_process";
+import { spawnTs } from "@emailsvc/testing";
 import path from "node:path";
 import { createLogger } from "@emailsvc/observability";
 import { startImportRunner } from "../src/imports/import-runner";
@@ -74,29 +74,23 @@ function mixedFile() {
 
 function startScheduler(port: number): ChildProcess {
   // node itself with tsx as a loader: the tsx CLI would run the service in a grandchild that SIGKILL misses.
-  return killOnExit(
-    spawn(
-      process.execPath,
-      ["--conditions=development", "--import", "tsx", path.join(__dirname, "../src/main.ts")],
-      {
-        env: {
-          ...process.env,
-          NODE_ENV: "test",
-          LOG_LEVEL: "warn",
-          PORT: String(port),
-          HOST: "127.0.0.1",
-          S3_ENDPOINT: h.s3.endpoint,
-          AWS_ACCESS_KEY_ID: "S3RVER",
-          AWS_SECRET_ACCESS_KEY: "S3RVER",
-          IMPORTS_BUCKET: "imports",
-          IMPORT_CHUNK_ROWS: "200",
-          IMPORT_SWEEP_INTERVAL_MS: "500",
-          SCHEDULER_INTERVAL_MS: "600000",
-        },
-        stdio: ["ignore", "ignore", "inherit"],
-      },
-    ),
-  );
+  return spawnTs(path.join(__dirname, "../src/main.ts"), {
+    env: {
+      ...process.env,
+      NODE_ENV: "test",
+      LOG_LEVEL: "warn",
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      S3_ENDPOINT: h.s3.endpoint,
+      AWS_ACCESS_KEY_ID: "S3RVER",
+      AWS_SECRET_ACCESS_KEY: "S3RVER",
+      IMPORTS_BUCKET: "imports",
+      IMPORT_CHUNK_ROWS: "200",
+      IMPORT_SWEEP_INTERVAL_MS: "500",
+      SCHEDULER_INTERVAL_MS: "600000",
+    },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
 }
 
 async function kill(child: ChildProcess, signal: NodeJS.Signals) {

@@ -2,8 +2,8 @@
 // service (src/main.ts) in a child process, killed with SIGKILL. Nothing is faked but the moment of the kill,
 // which the worker's test hook (SEND_TEST_HOLD_AFTER_CLAIMS) makes deterministic: claims past the first N are
 // held forever between the claim and the provider call.
-import { type ChildProcess, spawn } from "node:child_process";
-import { killOnExit } from "@emailsvc/testing";
+import type { ChildProcess } from "node:child_process";
+import { spawnTs } from "@emailsvc/testing";
 import path from "node:path";
 import { Exchanges, makeEnvelope, RoutingKeys } from "@emailsvc/contracts";
 import { createLogger, createMetrics } from "@emailsvc/observability";
@@ -61,29 +61,23 @@ async function claimAndDie(ids: string[], ageMs: number) {
 
 function startWorker(port: number, env: Record<string, string>): ChildProcess {
   // node itself with tsx as a loader (the tsx CLI would run the service in a grandchild that SIGKILL misses)
-  return killOnExit(
-    spawn(
-      process.execPath,
-      ["--conditions=development", "--import", "tsx", path.join(__dirname, "../src/main.ts")],
-      {
-        env: {
-          ...process.env,
-          NODE_ENV: "test",
-          LOG_LEVEL: "warn",
-          PORT: String(port),
-          HOST: "127.0.0.1",
-          SES_ENDPOINT: h.simUrl,
-          S3_ENDPOINT: h.s3Endpoint,
-          AWS_ACCESS_KEY_ID: "S3RVER",
-          AWS_SECRET_ACCESS_KEY: "S3RVER",
-          TRACKING_SECRET: "t".repeat(32),
-          SEND_RATE_PER_SECOND: "0",
-          ...env,
-        },
-        stdio: ["ignore", "ignore", "inherit"],
-      },
-    ),
-  );
+  return spawnTs(path.join(__dirname, "../src/main.ts"), {
+    env: {
+      ...process.env,
+      NODE_ENV: "test",
+      LOG_LEVEL: "warn",
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      SES_ENDPOINT: h.simUrl,
+      S3_ENDPOINT: h.s3Endpoint,
+      AWS_ACCESS_KEY_ID: "S3RVER",
+      AWS_SECRET_ACCESS_KEY: "S3RVER",
+      TRACKING_SECRET: "t".repeat(32),
+      SEND_RATE_PER_SECOND: "0",
+      ...env,
+    },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
 }
 
 async function kill(child: ChildProcess) {

@@ -1,6 +1,5 @@
 import { AsyncLocalStorage } from "node:async_hooks";
-import { spawn } from "node:child_process";
-import { killOnExit } from "@emailsvc/testing";
+import { spawnTs } from "@emailsvc/testing";
 import { randomUUID } from "node:crypto";
 import path from "node:path";
 import {
@@ -466,16 +465,10 @@ describe("send-worker (real PostgreSQL, Redis, s3rver, provider simulator)", () 
     });
     const s = await insertSend(h, { recipients: ["k1@example.com", "k2@example.com", "k3@example.com"] });
     // node itself with tsx as a loader (the tsx CLI would run the script in a grandchild that SIGKILL misses)
-    const child = killOnExit(
-      spawn(
-        process.execPath,
-        ["--conditions=development", "--import", "tsx", path.join(__dirname, "fixtures/worker-child.ts")],
-        {
-          env: { ...process.env, SIM_URL: h.simUrl, S3_ENDPOINT: h.s3Endpoint },
-          stdio: ["ignore", "pipe", "inherit"],
-        },
-      ),
-    );
+    const child = spawnTs(path.join(__dirname, "fixtures/worker-child.ts"), {
+      env: { ...process.env, SIM_URL: h.simUrl, S3_ENDPOINT: h.s3Endpoint },
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     await new Promise<void>((resolve) =>
       child.stdout!.on("data", (d: Buffer) => d.toString().includes("consuming") && resolve()),
     );
@@ -516,16 +509,10 @@ describe("send-worker (real PostgreSQL, Redis, s3rver, provider simulator)", () 
     });
     const recipients = Array.from({ length: 6 }, (_, i) => `w${i}@example.com`);
     const s = await insertSend(h, { recipients });
-    const child = killOnExit(
-      spawn(
-        process.execPath,
-        ["--conditions=development", "--import", "tsx", path.join(__dirname, "fixtures/worker-child.ts")],
-        {
-          env: { ...process.env, SIM_URL: h.simUrl, S3_ENDPOINT: h.s3Endpoint, CHILD_RATE_PER_SECOND: "1" },
-          stdio: ["ignore", "pipe", "inherit"],
-        },
-      ),
-    );
+    const child = spawnTs(path.join(__dirname, "fixtures/worker-child.ts"), {
+      env: { ...process.env, SIM_URL: h.simUrl, S3_ENDPOINT: h.s3Endpoint, CHILD_RATE_PER_SECOND: "1" },
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     await new Promise<void>((resolve) =>
       child.stdout!.on("data", (d: Buffer) => d.toString().includes("consuming") && resolve()),
     );

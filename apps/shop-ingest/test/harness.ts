@@ -3,7 +3,7 @@
  * (through supertest), the outbox relay, the three topic consumers, and abandoned-cart loops the tests tick.
  * For the SIGKILL test, `spawnShopIngest` runs the real main.ts as a child process.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -11,7 +11,7 @@ import path from "node:path";
 import type { Express } from "express";
 import { connectShop, createProject, type Db, type ShopSettings } from "@emailsvc/db";
 import type { ConsumerHandle } from "@emailsvc/messaging";
-import { killOnExit, projectFactory, type TestProject, waitFor } from "@emailsvc/testing";
+import { projectFactory, spawnTs, type TestProject, waitFor } from "@emailsvc/testing";
 import { startAbandonedCartLoop } from "../src/abandoned-cart/abandoned-cart-loop";
 import { createApp } from "../src/app";
 import { createDeps, type Deps } from "../src/deps";
@@ -135,19 +135,11 @@ export async function spawnShopIngest(
   const logDir = path.join(root, ".local", `test-shop-${process.env.TEST_RUN_ID ?? "run"}`);
   fs.mkdirSync(logDir, { recursive: true });
   const out = fs.openSync(path.join(logDir, "shop-ingest.log"), "a");
-  const proc = killOnExit(
-    spawn(
-      process.execPath,
-      // node itself with tsx's loader, not the tsx CLI: the CLI runs main.ts in a child of its own, and a SIGKILL
-      // of the CLI would leave that child running
-      ["--conditions=development", "--import", "tsx", "apps/shop-ingest/src/main.ts"],
-      {
-        cwd: root,
-        env: { ...testEnvVars(extra), PORT: String(port), LOG_LEVEL: "info" },
-        stdio: ["ignore", out, out],
-      },
-    ),
-  );
+  const proc = spawnTs("apps/shop-ingest/src/main.ts", {
+    cwd: root,
+    env: { ...testEnvVars(extra), PORT: String(port), LOG_LEVEL: "info" },
+    stdio: ["ignore", out, out],
+  });
   const exited = new Promise<number | null>((r) => proc.once("exit", (code) => r(code)));
   await waitFor(
     async () => {

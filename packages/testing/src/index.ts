@@ -1,6 +1,6 @@
 // What every package's tests share: waiting for a condition, an in-process S3 (s3rver), and a project with its
 // keys and a verified sender. Real services only: these start or write the real thing, never a fake of it.
-import type { ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn, type SpawnOptions } from "node:child_process";
 import { appendFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -101,7 +101,7 @@ export function projectFactory<D>(deps: ProjectFactoryDeps<D>) {
 export * from "./zip-builder";
 
 /** A process's start time (clock ticks since boot, /proc/<pid>/stat's 22nd field), or null when it is gone. */
-export function processStartTime(pid: number): string | null {
+function processStartTime(pid: number): string | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
     return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19] ?? null;
@@ -118,7 +118,7 @@ export function processStartTime(pid: number): string | null {
  * (TEST_CHILDREN_FILE, made by global-setup) with its start time, so a pid reused since is never killed. An exit
  * hook in the test cannot do this: jest gives test code a sandboxed `process` whose "exit" never fires.
  */
-export function killOnExit<P extends ChildProcess>(proc: P): P {
+function killOnExit<P extends ChildProcess>(proc: P): P {
   const file = testChildrenFile();
   const pid = proc.pid;
   if (!file || pid === undefined) return proc;
@@ -126,4 +126,14 @@ export function killOnExit<P extends ChildProcess>(proc: P): P {
   if (started) appendFileSync(file, `+${pid} ${started}\n`);
   proc.once("exit", () => appendFileSync(file, `-${pid}\n`));
   return proc;
+}
+
+/**
+ * A TypeScript entry point (a service's main.ts, a fixture) as a test's child process: node with tsx's loader, not
+ * the tsx CLI, which runs the entry in a grandchild that a SIGKILL of the child misses (a SIGKILL test then passed
+ * for the wrong reason, and the service outlived the run); and on the run's list, so global-teardown kills it if
+ * the test left it running (killOnExit).
+ */
+export function spawnTs(entry: string, opts: SpawnOptions = {}): ChildProcess {
+  return killOnExit(spawn(process.execPath, ["--conditions=development", "--import", "tsx", entry], opts));
 }

@@ -3,12 +3,12 @@
  * Real: the whole stack start.ts runs (PostgreSQL, RabbitMQ, Redis, every service), on shifted ports, against two
  * databases of this file's own (A and B, beside this package's test database). Nothing is faked.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { Client } from "pg";
-import { killOnExit } from "@emailsvc/testing";
+import { spawnTs } from "@emailsvc/testing";
 import { SERVICES, withPortOffset } from "../src/services";
 
 jest.setTimeout(600_000);
@@ -39,25 +39,19 @@ interface Run {
  */
 async function startOnce(databaseUrl: string, whileUp?: (run: Run) => Promise<void>): Promise<Run> {
   let output = "";
-  const proc: ChildProcess = killOnExit(
-    spawn(
-      process.execPath,
-      // node with tsx as a loader, not the tsx CLI: start.ts is then this test's own child, and stops the stack
-      // when this test process goes away (its launcher watch), however the run ends
-      ["--conditions=development", "--import", "tsx", "tools/dev-stack/src/start.ts"],
-      {
-        cwd: root,
-        env: {
-          ...process.env,
-          DATABASE_URL: databaseUrl,
-          STACK_PORT_OFFSET: String(OFFSET),
-          STACK_STATE_DIR: stateDir,
-          LOG_LEVEL: "warn",
-        },
-        stdio: ["ignore", "pipe", "pipe"],
-      },
-    ),
-  );
+  // start.ts as this test's own child (spawnTs: no tsx CLI between them), so it stops the stack when this test
+  // process goes away (its launcher watch), however the run ends
+  const proc: ChildProcess = spawnTs("tools/dev-stack/src/start.ts", {
+    cwd: root,
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      STACK_PORT_OFFSET: String(OFFSET),
+      STACK_STATE_DIR: stateDir,
+      LOG_LEVEL: "warn",
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   proc.stdout!.on("data", (d: Buffer) => (output += d.toString()));
   proc.stderr!.on("data", (d: Buffer) => (output += d.toString()));
   const exited = new Promise<number | null>((r) => proc.once("exit", (c) => r(c)));

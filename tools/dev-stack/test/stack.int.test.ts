@@ -4,7 +4,7 @@
  * Nothing is faked: a send goes public API → outbox → RabbitMQ → send-worker → simulator → SNS notification →
  * notification-ingest → activity status → webhook-dispatcher → a signed webhook to a local receiver.
  */
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { createHmac } from "node:crypto";
 import fs from "node:fs";
 import http from "node:http";
@@ -14,7 +14,7 @@ import path from "node:path";
 import { SendEmailCommand } from "@aws-sdk/client-sesv2";
 import { createSesClient, createSnsVerifier } from "@emailsvc/provider";
 import { Client } from "pg";
-import { killOnExit } from "@emailsvc/testing";
+import { spawnTs } from "@emailsvc/testing";
 import { SERVICES, withPortOffset } from "../src/services";
 
 jest.setTimeout(240_000);
@@ -43,24 +43,18 @@ async function waitFor<T>(
 }
 
 beforeAll(async () => {
-  stack = killOnExit(
-    spawn(
-      process.execPath,
-      // node with tsx as a loader, not the tsx CLI: start.ts is then this test's own child, and stops the stack
-      // when this test process goes away (its launcher watch), however the run ends
-      ["--conditions=development", "--import", "tsx", "tools/dev-stack/src/start.ts"],
-      {
-        cwd: root,
-        env: {
-          ...process.env,
-          STACK_PORT_OFFSET: String(OFFSET),
-          STACK_STATE_DIR: stateDir,
-          LOG_LEVEL: "warn",
-        },
-        stdio: ["ignore", "pipe", "pipe"],
-      },
-    ),
-  );
+  // start.ts as this test's own child (spawnTs: no tsx CLI between them), so it stops the stack when this test
+  // process goes away (its launcher watch), however the run ends
+  stack = spawnTs("tools/dev-stack/src/start.ts", {
+    cwd: root,
+    env: {
+      ...process.env,
+      STACK_PORT_OFFSET: String(OFFSET),
+      STACK_STATE_DIR: stateDir,
+      LOG_LEVEL: "warn",
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   stack.stdout!.on("data", (d: Buffer) => (output += d.toString()));
   stack.stderr!.on("data", (d: Buffer) => (output += d.toString()));
   const file = path.join(stateDir, "demo.json");
