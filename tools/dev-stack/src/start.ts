@@ -9,6 +9,7 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { createDb } from "@emailsvc/db";
+import { stackIsolation } from "./isolation";
 import { ensureVhost } from "./rabbit-vhost";
 import { ensureDemoProject } from "./demo-project";
 import { startGateway } from "./gateway";
@@ -26,21 +27,8 @@ const root = path.resolve(__dirname, "../../..");
 // STACK_STATE_DIR and STACK_PORT_OFFSET let a second stack (the end-to-end test) run beside a developer's one.
 const localDir = path.resolve(root, process.env.STACK_STATE_DIR ?? ".local");
 const offset = Number(process.env.STACK_PORT_OFFSET ?? 0);
-/**
- * A second stack (STACK_STATE_DIR other than .local) keeps apart from the developer's: its own database, RabbitMQ
- * vhost and send-rate key, all named `emailsvc_<its folder's name>`, unless DATABASE_URL, RABBITMQ_URL or
- * SEND_RATE_KEY name others. Sharing the database, each stack's start re-keyed the one demo project under its own
- * secrets and the other stack's printed keys answered 401; sharing the vhost, each stack's workers took the
- * other's messages. null for the developer's own stack, which uses `emailsvc` and the vhost `/`.
- */
-const ownName =
-  localDir === path.resolve(root, ".local")
-    ? null
-    : `emailsvc_${path
-        .basename(localDir)
-        .replace(/^\.+/, "")
-        .replace(/[^a-zA-Z0-9]+/g, "_")
-        .toLowerCase()}`.slice(0, 63);
+// A second stack's own database, vhost and send-rate key (stackIsolation).
+const isolation = stackIsolation(localDir, root, process.env);
 const logDir = path.join(localDir, "logs");
 const tsxCli = require.resolve("tsx/cli");
 const SERVICES = withPortOffset(BASE_SERVICES, offset);
@@ -142,13 +130,8 @@ async function main(): Promise<void> {
     process.exit(1);
   }
   const secrets = loadSecrets();
-  const databaseUrl =
-    process.env.DATABASE_URL ?? `postgresql://postgres@127.0.0.1:5432/${ownName ?? "emailsvc"}`;
-  let rabbitUrl = process.env.RABBITMQ_URL ?? "amqp://guest:guest@127.0.0.1:5672";
-  if (ownName && !process.env.RABBITMQ_URL) {
-    await ensureVhost(ownName);
-    rabbitUrl = `amqp://guest:guest@127.0.0.1:5672/${ownName}`;
-  }
+  const { databaseUrl, rabbitUrl } = isolation;
+  if (isolation.ownVhost) await ensureVhost(isolation.ownVhost);
   const baseUrl = `http://localhost:${GATEWAY_PORT}`;
   const readyMs = Number(process.env.STACK_READY_TIMEOUT_MS ?? 120_000);
   const simulatorUrl = `http://127.0.0.1:${SIMULATOR_PORT}`;
@@ -160,7 +143,7 @@ async function main(): Promise<void> {
     LOG_LEVEL: process.env.LOG_LEVEL ?? "info",
     DATABASE_URL: databaseUrl,
     RABBITMQ_URL: rabbitUrl,
-    ...(ownName && !process.env.SEND_RATE_KEY ? { SEND_RATE_KEY: `${ownName}:send-rate` } : {}),
+    ...(isolation.sendRateKey ? { SEND_RATE_KEY: isolation.sendRateKey } : {}),
     REDIS_URL: process.env.REDIS_URL ?? "redis://127.0.0.1:6379/0",
     ...secrets,
     AWS_REGION: "us-east-1",
