@@ -7,7 +7,7 @@ import {
   RoutingKeys,
   sendRequestedPayloads,
 } from "@emailsvc/contracts";
-import { AppError, ErrorCode, type AuthContext } from "@emailsvc/http";
+import { AppError, ErrorCode, type AuthContext, type IdempotencyContext } from "@emailsvc/http";
 import { timeOrderedUuid } from "@emailsvc/db";
 import {
   checkSenderAndSuppressions,
@@ -23,7 +23,6 @@ import {
   usagePeriod,
 } from "@emailsvc/sending";
 import { parseSchedule, ScheduleError } from "./domain/scheduling/parse-schedule";
-import type { IdempotencyContext } from "@emailsvc/http";
 import type { SendDeps, SendOutcome } from "./send-deps";
 
 export const MAX_BATCH = 12_500;

@@ -1,8 +1,16 @@
 import { Router, type Request } from "express";
-import { apiKeyAuth, getAuth, jsonBody, methodNotAllowed, type ApiKeyLookup } from "@emailsvc/http";
+import {
+  apiKeyAuth,
+  getAuth,
+  idempotency,
+  idempotencyOf,
+  jsonBody,
+  methodNotAllowed,
+  sendReplay,
+  type ApiKeyLookup,
+  type IdempotencyStore,
+} from "@emailsvc/http";
 import type { Logger } from "@emailsvc/observability";
-import { idempotency, idempotencyOf, sendReplay } from "@emailsvc/http";
-import type { IdempotencyStore } from "@emailsvc/http";
 import { acceptBatch } from "./accept-batch";
 import type { SendDeps } from "./send-deps";
 
