@@ -15,9 +15,18 @@ export interface Demo {
   database_url?: string;
 }
 
+/** The stack's facts folder: .local, or STACK_STATE_DIR for a second stack (`STACK_STATE_DIR=.local-x pnpm start`). */
+export const STACK_DIR = path.resolve(__dirname, "../..", process.env.STACK_STATE_DIR ?? ".local");
+/** STACK_PORT_OFFSET: a stack started beside another one (`STACK_PORT_OFFSET=320 pnpm start`). */
+export const PORT_OFFSET = Number(process.env.STACK_PORT_OFFSET ?? 0);
+
+/** The stack's dev secrets (TRACKING_SECRET, API_KEY_ENCRYPTION_KEY, ADMIN_TOKEN), from its facts folder. */
+export function stackSecrets(): Record<string, string> {
+  return JSON.parse(fs.readFileSync(path.join(STACK_DIR, "secrets.json"), "utf8")) as Record<string, string>;
+}
+
 export function demo(): Demo {
-  // STACK_STATE_DIR: a second stack started beside someone else's (`STACK_STATE_DIR=.local-x pnpm start`)
-  const file = path.resolve(__dirname, "../..", process.env.STACK_STATE_DIR ?? ".local", "demo.json");
+  const file = path.join(STACK_DIR, "demo.json");
   if (!fs.existsSync(file)) {
     console.error(
       "Start the stack first: SEND_RATE_PER_SECOND=0 pnpm start   (then run the benchmark in another shell)",
@@ -28,7 +37,7 @@ export function demo(): Demo {
 }
 
 function facts(): { database_url?: string; rabbitmq_url?: string } {
-  const file = path.resolve(__dirname, "../..", process.env.STACK_STATE_DIR ?? ".local", "demo.json");
+  const file = path.join(STACK_DIR, "demo.json");
   return fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, "utf8")) as ReturnType<typeof facts>) : {};
 }
 

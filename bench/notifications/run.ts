@@ -9,7 +9,7 @@
 import { randomUUID } from "node:crypto";
 import { Client } from "pg";
 import { createSnsVerifier, readSnsTestFixtures, signSnsMessage } from "@emailsvc/provider";
-import { DATABASE_URL, demo, numArg, post } from "../lib/stack";
+import { DATABASE_URL, PORT_OFFSET, demo, numArg, post } from "../lib/stack";
 
 const d = demo();
 const N = numArg("n", 20000);
@@ -94,7 +94,7 @@ async function main() {
 
   const t0 = performance.now();
   await pool(N, 50, async (i) => {
-    const r = await post("http://127.0.0.1:3006/webhooks/provider", messages[i]!, {
+    const r = await post(`http://127.0.0.1:${3006 + PORT_OFFSET}/webhooks/provider`, messages[i]!, {
       "Content-Type": "text/plain",
     });
     if (r.status !== 200) throw new Error(`receiver answered ${r.status}`);

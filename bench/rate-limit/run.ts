@@ -6,18 +6,18 @@
  * Run: pnpm --filter @emailsvc/bench exec tsx --conditions=development rate-limit/run.ts [--seconds 60]
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import fs from "node:fs";
 import path from "node:path";
-import { demo, numArg } from "../lib/stack";
+import { stackIsolation } from "../../tools/dev-stack/src/isolation";
+import { PORT_OFFSET, STACK_DIR, demo, numArg, stackSecrets } from "../lib/stack";
 
 const d = demo();
 const LIMIT = 16;
 const SECONDS = numArg("seconds", 60);
 const root = path.resolve(__dirname, "../..");
-const secrets = JSON.parse(fs.readFileSync(path.join(root, ".local/secrets.json"), "utf8")) as Record<
-  string,
-  string
->;
+const secrets = stackSecrets();
+// The extra replicas join the stack's own database, vhost and send-rate key (a STACK_STATE_DIR stack has its own):
+// on the default ones they would share nothing with the stack's worker, and take another stack's messages.
+const isolation = stackIsolation(STACK_DIR, root, process.env);
 
 const sim = (p: string, init?: RequestInit) =>
   fetch(`${d.simulator_url}${p}`, init)
@@ -39,11 +39,14 @@ function startWorker(port: number): ChildProcess {
       env: {
         ...process.env,
         ...secrets,
+        DATABASE_URL: isolation.databaseUrl,
+        RABBITMQ_URL: isolation.rabbitUrl,
+        ...(isolation.sendRateKey ? { SEND_RATE_KEY: isolation.sendRateKey } : {}),
         PORT: String(port),
         LOG_LEVEL: "warn",
         SEND_RATE_PER_SECOND: String(LIMIT),
         SES_ENDPOINT: d.simulator_url,
-        S3_ENDPOINT: "http://127.0.0.1:4569",
+        S3_ENDPOINT: `http://127.0.0.1:${4569 + PORT_OFFSET}`,
         AWS_ACCESS_KEY_ID: "S3RVER",
         AWS_SECRET_ACCESS_KEY: "S3RVER",
         INBOUND_DOMAIN: "inbound.localhost",

@@ -6,13 +6,11 @@
  * write to the activity row (its updated_at does not move after the first hit).
  * Run: pnpm --filter @emailsvc/bench exec tsx --conditions=development tracking/run.ts
  */
-import fs from "node:fs";
 import { spawn } from "node:child_process";
-import path from "node:path";
 import autocannon from "autocannon";
 import { Client } from "pg";
 import { clickUrl } from "@emailsvc/content";
-import { DATABASE_URL, demo } from "../lib/stack";
+import { DATABASE_URL, PORT_OFFSET, demo, stackSecrets } from "../lib/stack";
 
 const d = demo();
 /** A bare node:http server answering the same GIF with the same headers; prints its port. */
@@ -29,11 +27,8 @@ const server = require("node:http").createServer((_req, res) => {
   res.end(GIF);
 });
 server.listen(0, "127.0.0.1", () => console.log(server.address().port));`;
-const secret = (
-  JSON.parse(fs.readFileSync(path.resolve(__dirname, "../../.local/secrets.json"), "utf8")) as {
-    TRACKING_SECRET: string;
-  }
-).TRACKING_SECRET;
+const secret = stackSecrets().TRACKING_SECRET!;
+const INGEST = `http://127.0.0.1:${3006 + PORT_OFFSET}`;
 
 function run(url: string, duration = 10): Promise<autocannon.Result> {
   return autocannon({ url, connections: 100, duration, pipelining: 1 });
@@ -63,16 +58,16 @@ async function main() {
   await run(`http://127.0.0.1:${barePort}/t/o/x`, 3);
   const rawRes = await run(`http://127.0.0.1:${barePort}/t/o/x`);
   // The first open and the first click write the activity row; every hit after them must not.
-  await fetch(`http://127.0.0.1:3006/t/o/${a.id}`);
-  await fetch(clickUrl("http://127.0.0.1:3006", secret, a.id, "https://example.com/landing?x=1"), {
+  await fetch(`${INGEST}/t/o/${a.id}`);
+  await fetch(clickUrl(INGEST, secret, a.id, "https://example.com/landing?x=1"), {
     redirect: "manual",
   });
   await new Promise((r) => setTimeout(r, 500));
   const before = (await db.query("SELECT updated_at FROM activities WHERE id = $1", [a.id])).rows[0]
     .updated_at as Date;
-  const pixel = await run(`http://127.0.0.1:3006/t/o/${a.id}`);
+  const pixel = await run(`${INGEST}/t/o/${a.id}`);
   const rawAfter = await run(`http://127.0.0.1:${barePort}/t/o/x`);
-  const click = await run(clickUrl("http://127.0.0.1:3006", secret, a.id, "https://example.com/landing?x=1"));
+  const click = await run(clickUrl(INGEST, secret, a.id, "https://example.com/landing?x=1"));
   await new Promise((r) => setTimeout(r, 2000));
   const after = (await db.query("SELECT updated_at FROM activities WHERE id = $1", [a.id])).rows[0]
     .updated_at as Date;
