@@ -4,3 +4,4 @@ export * from "./openapi";
 export * from "./errors";
 export * from "./reply-address";
 export * from "./ids";
+export * from "./project-id";

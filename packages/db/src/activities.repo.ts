@@ -1,3 +1,4 @@
+import type { ProjectId } from "@emailsvc/contracts";
 import type { Pool } from "pg";
 import { withTransaction } from "./create-db";
 import { QUOTA_REFUND_CTES, refundQuota, usagePeriod } from "./quota";
@@ -10,7 +11,7 @@ import { QUOTA_REFUND_CTES, refundQuota, usagePeriod } from "./quota";
  */
 export async function cancelScheduledSend(
   pool: Pool,
-  projectId: string,
+  projectId: ProjectId,
   scheduledSendId: string,
   countedAt: Date,
 ): Promise<number | null> {
@@ -52,7 +53,7 @@ SELECT 1`;
 
 export async function cancelUnsentSends(
   pool: Pool,
-  projectId: string | null,
+  projectId: ProjectId | null,
   sends: { activityIds: readonly string[]; refusedIds: readonly string[]; reason: string; period: string },
 ): Promise<void> {
   await pool.query(CANCEL_UNSENT_SQL, [

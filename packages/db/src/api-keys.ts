@@ -1,3 +1,4 @@
+import { projectIdOf, type ProjectId } from "@emailsvc/contracts";
 import { createCipheriv, createDecipheriv, createHash, randomBytes, randomInt } from "node:crypto";
 import type { Db } from "./create-db";
 import type { Project } from "./generated/prisma/client";
@@ -43,7 +44,7 @@ export function decryptSecret(encoded: string, keyHex: string): string {
 }
 
 function keyRow(
-  projectId: string,
+  projectId: ProjectId,
   mode: KeyMode,
   generated: { key: string; prefix: string },
   encKey: string,
@@ -74,18 +75,19 @@ export async function createProject(
   db: Db,
   input: CreateProjectInput,
   encKey: string,
-): Promise<{ project: Project; liveKey: string; testKey: string }> {
+): Promise<{ project: Project & { id: ProjectId }; liveKey: string; testKey: string }> {
   const live = generateApiKey("live", { legacy: input.legacyLiveKey ?? false });
   const test = generateApiKey("test");
   const { legacyLiveKey: _legacy, ...settings } = input;
   const project = await db.prisma.$transaction(async (tx) => {
     const p = await tx.project.create({ data: settings });
+    const id = projectIdOf(p.id);
     await tx.apiKey.createMany({
-      data: [keyRow(p.id, "live", live, encKey), keyRow(p.id, "test", test, encKey)],
+      data: [keyRow(id, "live", live, encKey), keyRow(id, "test", test, encKey)],
     });
     return p;
   });
-  return { project, liveKey: live.key, testKey: test.key };
+  return { project: { ...project, id: projectIdOf(project.id) }, liveKey: live.key, testKey: test.key };
 }
 
 /**
@@ -96,7 +98,7 @@ export async function createProject(
  */
 export async function regenerateApiKey(
   db: Db,
-  projectId: string,
+  projectId: ProjectId,
   mode: KeyMode,
   encKey: string,
 ): Promise<string> {
@@ -117,8 +119,8 @@ export async function regenerateApiKey(
 export async function findApiKey(
   db: Db,
   plaintext: string,
-): Promise<{ projectId: string; mode: KeyMode; prefix: string; keyId: string } | null> {
-  const res = await db.pool.query<{ id: string; project_id: string; mode: KeyMode; prefix: string }>(
+): Promise<{ projectId: ProjectId; mode: KeyMode; prefix: string; keyId: string } | null> {
+  const res = await db.pool.query<{ id: string; project_id: ProjectId; mode: KeyMode; prefix: string }>(
     "SELECT id, project_id, mode, prefix FROM api_keys WHERE key_hash = $1 AND active_mode IS NOT NULL",
     [hashApiKey(plaintext)],
   );
@@ -129,7 +131,7 @@ export async function findApiKey(
 /** The plaintext active key of a mode: outbound and inbound webhooks are signed with it (spec 6.2). */
 export async function getSigningKey(
   db: Db,
-  projectId: string,
+  projectId: ProjectId,
   mode: KeyMode,
   encKey: string,
 ): Promise<string | null> {

@@ -1,3 +1,4 @@
+import type { ProjectId } from "@emailsvc/contracts";
 // The usage/quota aggregate: the monthly live quota, how an accept charges it and the one way a charge is given
 // back. Written once here; the accept statements (packages/sending) and every cancel use these.
 import type { Pool, PoolClient } from "pg";
@@ -40,7 +41,7 @@ SELECT 1`;
 /** Gives `n` live emails back to `period`'s quota and to total_sent (in the caller's transaction when given one). */
 export async function refundQuota(
   q: Pick<Pool | PoolClient, "query">,
-  projectId: string,
+  projectId: ProjectId,
   period: string,
   n: number,
 ): Promise<void> {

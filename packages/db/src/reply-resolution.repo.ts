@@ -1,3 +1,4 @@
+import type { ProjectId } from "@emailsvc/contracts";
 import type { Db } from "./create-db";
 
 // How inbound-mail finds the send a reply answers (spec 4.9 step 3): by reply token, legacy address, In-Reply-To,
@@ -6,7 +7,7 @@ import type { Db } from "./create-db";
 /** The original send a reply answers: its activity, message and project facts. */
 export interface OutboundSend {
   activityId: string;
-  projectId: string;
+  projectId: ProjectId;
   isTest: boolean;
   emailMessageId: string;
   campaignId: string | null;
@@ -39,7 +40,7 @@ const THREAD_JOIN = "LEFT JOIN inbound_threads th ON th.project_id = a.project_i
 
 interface SendRow {
   activity_id: string;
-  project_id: string;
+  project_id: ProjectId;
   is_test: boolean;
   email_message_id: string;
   campaign_id: string | null;
@@ -75,7 +76,7 @@ export interface ResolveRepo {
   /** token → its send, only where the token's project owns the activity. Keyed by token. */
   byTokens(tokens: string[]): Promise<Map<string, OutboundSend>>;
   /** the legacy form: the activity, only when it belongs to that project */
-  byLegacy(projectId: string, activityId: string): Promise<OutboundSend | null>;
+  byLegacy(projectId: ProjectId, activityId: string): Promise<OutboundSend | null>;
   /** sends whose delivered Message-ID is one of `ids`, keyed by that id */
   byMessageIds(ids: string[]): Promise<Map<string, OutboundSend>>;
   /**
@@ -86,8 +87,8 @@ export interface ResolveRepo {
     normalizedSubject: string,
     addresses: string[],
     since: Date,
-  ): Promise<{ threadId: string; projectId: string; participants: string[]; activityId: string | null }[]>;
-  send(projectId: string, activityId: string): Promise<OutboundSend | null>;
+  ): Promise<{ threadId: string; projectId: ProjectId; participants: string[]; activityId: string | null }[]>;
+  send(projectId: ProjectId, activityId: string): Promise<OutboundSend | null>;
 }
 
 /**
@@ -139,7 +140,7 @@ export function createResolveRepo(db: Db, domain: string): ResolveRepo {
     async threadsBySubject(normalizedSubject, addresses, since) {
       const { rows } = await db.pool.query<{
         id: string;
-        project_id: string;
+        project_id: ProjectId;
         participants: string[];
         activity_id: string | null;
       }>(

@@ -1,4 +1,4 @@
-import { senderAddressForms, senderDomain } from "@emailsvc/contracts";
+import { senderAddressForms, senderDomain, type ProjectId } from "@emailsvc/contracts";
 import type { Pool, PoolClient } from "pg";
 import { QUOTA_REFUND_CTES } from "./quota";
 import { senderVerifiedSql } from "./sender-verified-sql";
@@ -80,7 +80,7 @@ SELECT x.id, x.from_email FROM unnest($1::uuid[], $2::uuid[], $3::jsonb[], $4::t
  * domain deleted or an address removed since must not send. Resolves with the activities cancelled.
  */
 export async function cancelUnverifiedScheduled(client: PoolClient, ids: string[]): Promise<number> {
-  const senders = await client.query<{ id: string; project_id: string; from_email: string }>(SENDERS_SQL, [
+  const senders = await client.query<{ id: string; project_id: ProjectId; from_email: string }>(SENDERS_SQL, [
     ids,
   ]);
   if (!senders.rowCount) return 0;
@@ -104,8 +104,8 @@ export async function cancelUnverifiedScheduled(client: PoolClient, ids: string[
 export async function claimDueScheduledSends(
   client: PoolClient,
   limit: number,
-): Promise<{ id: string; project_id: string | null }[]> {
-  const { rows } = await client.query<{ id: string; project_id: string | null }>(
+): Promise<{ id: string; project_id: ProjectId | null }[]> {
+  const { rows } = await client.query<{ id: string; project_id: ProjectId | null }>(
     `SELECT id, project_id FROM scheduled_sends
       WHERE status = 'scheduled' AND scheduled_for <= now()
       ORDER BY scheduled_for
@@ -127,8 +127,12 @@ export async function cancelSuppressedScheduled(client: PoolClient, ids: string[
 export async function queueScheduledActivities(
   client: PoolClient,
   ids: string[],
-): Promise<{ id: string; scheduled_send_id: string; project_id: string | null }[]> {
-  const { rows } = await client.query<{ id: string; scheduled_send_id: string; project_id: string | null }>(
+): Promise<{ id: string; scheduled_send_id: string; project_id: ProjectId | null }[]> {
+  const { rows } = await client.query<{
+    id: string;
+    scheduled_send_id: string;
+    project_id: ProjectId | null;
+  }>(
     `UPDATE activities SET status = 'queued', updated_at = now()
       WHERE scheduled_send_id = ANY($1::uuid[]) AND status = 'scheduled'
       RETURNING id, scheduled_send_id, project_id`,
@@ -199,7 +203,7 @@ export interface ScheduledSendRow {
 /** The project's scheduled send with that id, or null (another project's id is not found either). */
 export async function findScheduledSend(
   q: Pick<Pool | PoolClient, "query">,
-  projectId: string,
+  projectId: ProjectId,
   id: string,
 ): Promise<ScheduledSendRow | null> {
   const r = await q.query<ScheduledSendRow>(
@@ -213,7 +217,7 @@ export async function findScheduledSend(
 /** How many of a scheduled send's recipients are in each activity status ({ queued: 3, sent: 7 }). */
 export async function countScheduledRecipients(
   q: Pick<Pool | PoolClient, "query">,
-  projectId: string,
+  projectId: ProjectId,
   scheduledSendId: string,
 ): Promise<Record<string, number>> {
   const r = await q.query<{ status: string; n: number }>(

@@ -1,4 +1,10 @@
-import { Exchanges, makeEnvelope, RoutingKeys, sendRequestedPayloads } from "@emailsvc/contracts";
+import {
+  Exchanges,
+  makeEnvelope,
+  RoutingKeys,
+  sendRequestedPayloads,
+  type ProjectId,
+} from "@emailsvc/contracts";
 import type { Db } from "./create-db";
 import { insertOutboxRows, type NewOutboxRow } from "./outbox";
 
@@ -67,7 +73,7 @@ SELECT id, project_id, is_test, status FROM upd ORDER BY id`;
 
 export interface ReconciledSend {
   activityId: string;
-  projectId: string | null;
+  projectId: ProjectId | null;
   isTest: boolean;
   action: "resent" | "failed";
 }
@@ -93,7 +99,7 @@ export async function reconcileClaims(
     }
     const res = await client.query<{
       id: string;
-      project_id: string | null;
+      project_id: ProjectId | null;
       is_test: boolean;
       status: string;
     }>(SETTLE_SQL, [
@@ -122,7 +128,7 @@ export async function reconcileClaims(
 /** Re-sends go through the ordinary send path (one email.send-requested per project); failures say why. */
 function outboxRows(settled: readonly ReconciledSend[]): NewOutboxRow[] {
   const rows: NewOutboxRow[] = [];
-  const resend = new Map<string | null, string[]>();
+  const resend = new Map<ProjectId | null, string[]>();
   const occurredAt = new Date().toISOString();
   for (const s of settled) {
     if (s.action === "resent") {

@@ -1,4 +1,4 @@
-import { Exchanges, makeEnvelope, RoutingKeys } from "@emailsvc/contracts";
+import { Exchanges, makeEnvelope, projectIdOf, RoutingKeys, type ProjectId } from "@emailsvc/contracts";
 import { createBatcher } from "./batcher";
 import { type Db, queryPlanned } from "./create-db";
 import { clientWebhookExistsSql, insertOutboxRows, OUTBOX_INSERT } from "./outbox";
@@ -9,7 +9,7 @@ import { timeOrderedUuid } from "./time-ordered-uuid";
 
 export interface ClaimedActivity {
   id: string;
-  projectId: string | null;
+  projectId: ProjectId | null;
   emailMessageId: string;
   recipient: string;
   data: Record<string, unknown> | null;
@@ -90,7 +90,7 @@ export async function loadQueued(db: Db, ids: readonly string[]): Promise<(Claim
     byId.set(r.id as string, {
       activity: {
         id: r.id as string,
-        projectId: r.project_id as string | null,
+        projectId: r.project_id === null ? null : projectIdOf(r.project_id as string),
         emailMessageId: r.email_message_id as string,
         recipient: r.recipient as string,
         data: r.data as Record<string, unknown> | null,
@@ -321,7 +321,7 @@ export async function releaseClaim(db: Db, id: string): Promise<void> {
  */
 export async function requeueActivities(
   db: Db,
-  projectId: string | null,
+  projectId: ProjectId | null,
   activityIds: string[],
   routingKey:
     | typeof RoutingKeys.emailSendRequested
@@ -335,7 +335,10 @@ export async function requeueActivities(
  * The project's postal address for the footer of bulk mail, or null. Read once a minute per project at most (a
  * campaign's sends all ask).
  */
-export function createPostalAddresses(db: Db, ttlMs = 60_000): (projectId: string) => Promise<string | null> {
+export function createPostalAddresses(
+  db: Db,
+  ttlMs = 60_000,
+): (projectId: ProjectId) => Promise<string | null> {
   const cache = new Map<string, { at: number; value: Promise<string | null> }>();
   return (projectId) => {
     const hit = cache.get(projectId);

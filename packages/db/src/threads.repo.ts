@@ -1,3 +1,4 @@
+import type { ProjectId } from "@emailsvc/contracts";
 import type { Db } from "./create-db";
 
 // Reply threads (spec 4.9, 6.2): written by inbound-mail, read by public-api's conversation API. Every read is
@@ -55,7 +56,7 @@ export interface ThreadReplyRow {
   attachments: { id: string; filename: string; content_type: string; size: number; storage_key: string }[];
 }
 
-export async function findThread(db: Db, projectId: string, id: string): Promise<ThreadRow | null> {
+export async function findThread(db: Db, projectId: ProjectId, id: string): Promise<ThreadRow | null> {
   const r = await db.pool.query<ThreadRow>(
     `SELECT ${THREAD_COLUMNS} FROM inbound_threads WHERE id = $1 AND project_id = $2`,
     [id, projectId],
@@ -65,7 +66,7 @@ export async function findThread(db: Db, projectId: string, id: string): Promise
 
 export async function findThreadSend(
   db: Db,
-  projectId: string,
+  projectId: ProjectId,
   activityId: string,
 ): Promise<ThreadSendRow | null> {
   const r = await db.pool.query<ThreadSendRow>(
@@ -80,7 +81,7 @@ export async function findThreadSend(
 /** A thread's replies, oldest first. */
 export async function listThreadReplies(
   db: Db,
-  projectId: string,
+  projectId: ProjectId,
   threadId: string,
 ): Promise<ThreadReplyRow[]> {
   const r = await db.pool.query<ThreadReplyRow>(
@@ -98,7 +99,7 @@ export async function listThreadReplies(
 /** Where a reply's MIME is: inline (SES's SNS action) or the inbound bucket's key; null for another project's. */
 export async function findInboundRaw(
   db: Db,
-  projectId: string,
+  projectId: ProjectId,
   id: string,
 ): Promise<{ raw_key: string | null; raw: string | null } | null> {
   const r = await db.pool.query<{ raw_key: string | null; raw: string | null }>(

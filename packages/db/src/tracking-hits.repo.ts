@@ -1,4 +1,4 @@
-import { Exchanges, makeEnvelope, RoutingKeys } from "@emailsvc/contracts";
+import { Exchanges, makeEnvelope, projectIdOf, RoutingKeys } from "@emailsvc/contracts";
 import { ACTIVITY_WENT_OUT, movableTo, statusList } from "./activity-status";
 import type { Db } from "./create-db";
 import { clientWebhookExistsSql, OUTBOX_INSERT } from "./outbox";
@@ -101,7 +101,7 @@ function envelopeTemplate(type: typeof RoutingKeys.emailOpened | typeof RoutingK
   return JSON.stringify(
     makeEnvelope(
       type,
-      { activityId: "", projectId: "", isTest: false, occurredAt: "", eventRecordId: "" },
+      { activityId: "", projectId: projectIdOf(""), isTest: false, occurredAt: "", eventRecordId: "" },
       { projectId: null },
     ),
   );

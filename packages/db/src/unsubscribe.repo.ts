@@ -1,4 +1,4 @@
-import { normalizeLeadEmail } from "@emailsvc/contracts";
+import { normalizeLeadEmail, type ProjectId } from "@emailsvc/contracts";
 import type { Pool, PoolClient } from "pg";
 
 /**
@@ -9,7 +9,7 @@ import type { Pool, PoolClient } from "pg";
  */
 export async function recordUnsubscribe(
   q: Pick<Pool | PoolClient, "query">,
-  projectId: string,
+  projectId: ProjectId,
   activityId: string,
   recipient: string,
 ): Promise<void> {
@@ -34,8 +34,8 @@ export async function recordUnsubscribe(
 export async function findUnsubscribeTarget(
   q: Pick<Pool | PoolClient, "query">,
   activityId: string,
-): Promise<{ recipient: string; project_id: string; suppressed: boolean } | null> {
-  const r = await q.query<{ recipient: string; project_id: string; suppressed: boolean }>(
+): Promise<{ recipient: string; project_id: ProjectId; suppressed: boolean } | null> {
+  const r = await q.query<{ recipient: string; project_id: ProjectId; suppressed: boolean }>(
     `SELECT a.recipient, a.project_id,
             EXISTS (SELECT 1 FROM suppressions s WHERE s.project_id = a.project_id AND s.email = lower(a.recipient)) AS suppressed
        FROM activities a WHERE a.id = $1 AND a.project_id IS NOT NULL`,

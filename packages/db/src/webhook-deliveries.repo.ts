@@ -1,3 +1,4 @@
+import type { ProjectId } from "@emailsvc/contracts";
 import type { Db } from "./create-db";
 
 // The webhook deliveries aggregate (spec 6.3): one delivery per (event, kind) with its stored body, and the
@@ -6,7 +7,7 @@ import type { Db } from "./create-db";
 /** The send an email event is about, as its client webhook body is built from it (webhook-dispatcher). */
 export interface EventSource {
   id: string;
-  project_id: string;
+  project_id: ProjectId;
   is_test: boolean;
   recipient: string;
   provider_message_id: string | null;
@@ -28,7 +29,7 @@ export type DeliveryKind = "outbound" | "inbound";
 
 export interface DeliveryRow {
   id: string;
-  project_id: string;
+  project_id: ProjectId;
   is_test: boolean;
   url: string | null;
   body: string;
@@ -51,7 +52,7 @@ interface StoredColumns {
   d_url: string | null;
   d_body: string | null;
   d_is_test: boolean | null;
-  d_project_id: string | null;
+  d_project_id: ProjectId | null;
   key_ciphertext: string | null;
   /** The project's URL for the delivery's mode now: every attempt goes there, so a fixed URL is used next. */
   cur_url: string | null;
@@ -60,7 +61,7 @@ interface StoredColumns {
 export type OutboundLoad = Partial<EventSource> & StoredColumns;
 export type InboundLoad = StoredColumns & {
   id: string | null;
-  project_id: string | null;
+  project_id: ProjectId | null;
   is_test: boolean | null;
   webhook_body: string | null;
 };
@@ -104,7 +105,7 @@ const LOAD_INBOUND_SQL = `
 /** An email event's delivery (stored or not) with the send it is about, scoped to the send's project. */
 export async function loadOutboundDelivery(
   db: Db,
-  projectId: string,
+  projectId: ProjectId,
   eventId: string,
   activityId: string,
 ): Promise<OutboundLoad | null> {
@@ -116,7 +117,7 @@ export async function loadOutboundDelivery(
 /** An inbound reply's delivery (stored or not) with the reply, scoped to the reply's project. */
 export async function loadInboundDelivery(
   db: Db,
-  projectId: string,
+  projectId: ProjectId,
   eventId: string,
   inboundEmailId: string,
 ): Promise<InboundLoad | null> {
@@ -145,7 +146,7 @@ export function storedDelivery(r: StoredColumns): DeliveryRow | null {
  */
 export async function storeDelivery(
   db: Db,
-  projectId: string,
+  projectId: ProjectId,
   d: {
     eventId: string;
     kind: DeliveryKind;

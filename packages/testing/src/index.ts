@@ -58,8 +58,9 @@ export async function startS3(bucket = "attachments"): Promise<TestS3> {
   };
 }
 
-export interface TestProject {
-  projectId: string;
+/** `P` is the project id's type: @emailsvc/contracts' `ProjectId` when the factory is given db's createProject. */
+export interface TestProject<P extends string = string> {
+  projectId: P;
   liveKey: string;
   testKey: string;
   sender: string;
@@ -69,23 +70,23 @@ export interface TestProject {
  * What the project factory needs of @emailsvc/db, passed in: this package is a dev dependency of db itself, so it
  * cannot depend on db back (turbo refuses a cycle).
  */
-export interface ProjectFactoryDeps<D> {
+export interface ProjectFactoryDeps<D, P extends string = string> {
   db: D;
   createProject(
     db: D,
     input: { name: string },
     encryptionKey: string,
-  ): Promise<{ project: { id: string }; liveKey: string; testKey: string }>;
+  ): Promise<{ project: { id: P }; liveKey: string; testKey: string }>;
   /** Stores a verified sender profile for the project. */
-  addVerifiedSender(db: D, projectId: string, email: string): Promise<unknown>;
+  addVerifiedSender(db: D, projectId: P, email: string): Promise<unknown>;
   encryptionKey: string;
 }
 
 let seq = 0;
 
 /** `makeProject()`: a project with its live and test keys and (unless told otherwise) one verified sender. */
-export function projectFactory<D>(deps: ProjectFactoryDeps<D>) {
-  return async (opts: { verifiedSender?: boolean; name?: string } = {}): Promise<TestProject> => {
+export function projectFactory<D, P extends string = string>(deps: ProjectFactoryDeps<D, P>) {
+  return async (opts: { verifiedSender?: boolean; name?: string } = {}): Promise<TestProject<P>> => {
     seq++;
     const tag = `${process.pid}-${seq}`;
     const { project, liveKey, testKey } = await deps.createProject(

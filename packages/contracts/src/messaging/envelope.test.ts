@@ -1,8 +1,9 @@
 import { randomUUID } from "node:crypto";
+import { projectIdOf } from "../project-id";
 import { envelopeSchema, makeEnvelope } from "./envelope";
 
 test("makeEnvelope builds a valid envelope that starts its own correlation chain", () => {
-  const projectId = randomUUID();
+  const projectId = projectIdOf(randomUUID());
   const env = makeEnvelope("email.send-requested", { activityIds: ["a1"] }, { projectId });
   expect(envelopeSchema.parse(env)).toEqual(env);
   expect(env).toMatchObject({ type: "email.send-requested", version: 1, projectId, correlationId: env.id });
@@ -12,7 +13,7 @@ test("makeEnvelope builds a valid envelope that starts its own correlation chain
 test("correlation and causation are carried over when given", () => {
   const env = makeEnvelope(
     "email.sent",
-    { activityId: "a1", projectId: randomUUID() },
+    { activityId: "a1", projectId: projectIdOf(randomUUID()) },
     {
       projectId: null,
       correlationId: "req-1",

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
+import { projectIdSchema, type ProjectId } from "../project-id";
 import type { MessagePayload, MessageType } from "./payloads";
 
 /**
@@ -16,7 +17,7 @@ export const envelopeSchema = z.object({
   /** When the fact happened or the command was issued (ISO 8601), not when it was published. */
   occurredAt: z.iso.datetime({ offset: true }),
   /** Tenant the message belongs to; null only for platform-wide messages. */
-  projectId: z.uuid().nullable(),
+  projectId: projectIdSchema.nullable(),
   /** Shared by every message caused by one original request (logs and traces join on it). */
   correlationId: z.string().min(1),
   /** Id of the message (or request) that directly caused this one. */
@@ -28,7 +29,7 @@ export const envelopeSchema = z.object({
 export type Envelope<P = unknown> = Omit<z.infer<typeof envelopeSchema>, "payload"> & { payload: P };
 
 export interface MakeEnvelopeOptions {
-  projectId: string | null;
+  projectId: ProjectId | null;
   /** Defaults to the new message's own id: it starts a new causal chain. */
   correlationId?: string;
   causationId?: string;

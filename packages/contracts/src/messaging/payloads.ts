@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { RoutingKeys, type RoutingKey } from "./names";
+import { projectIdSchema } from "../project-id";
 
 // Payloads carry ids, not state: consumers load current state from the database. Objects are loose so a
 // producer that adds fields does not break an older consumer; later work extends these schemas.
@@ -68,7 +69,7 @@ export type EmailSendRpcReply = z.infer<typeof emailSendRpcReply>;
 /** Every email.* event about one activity. */
 export const emailEventPayload = z.looseObject({
   activityId: z.string().min(1),
-  projectId: z.uuid(),
+  projectId: projectIdSchema,
   /** The send's mode: test sends go to the project's webhook_url_dev. */
   isTest: z.boolean().optional(),
   /** When it happened (ISO 8601), the client webhook's `timestamp`; publishers fill it in SQL for some events. */
@@ -91,7 +92,7 @@ export type EmailEventPayload = z.infer<typeof emailEventPayload>;
 export const emailInboundPayload = z.looseObject({
   /** The `inbound_messages` row. */
   inboundEmailId: z.string().min(1),
-  projectId: z.uuid(),
+  projectId: projectIdSchema,
   /** The original send's mode: a reply to a test send goes to inbound_webhook_url_dev. */
   isTest: z.boolean().optional(),
 });

@@ -1,4 +1,4 @@
-import { type CampaignAudience, normalizeLeadEmail } from "@emailsvc/contracts";
+import { type CampaignAudience, normalizeLeadEmail, type ProjectId } from "@emailsvc/contracts";
 import type { Pool, PoolClient } from "pg";
 import { membershipSql, type SegmentRow, SEGMENT_COLUMNS } from "../leads/segments.repo";
 import { SqlParams } from "../leads/segment-filter";
@@ -11,7 +11,7 @@ export const needsConsent = (emailType: string): boolean => emailType !== "trans
 /** The segments an audience names, checked to be the project's: undefined names the first unknown one. */
 export async function loadAudienceSegments(
   q: Queryable,
-  projectId: string,
+  projectId: ProjectId,
   audience: CampaignAudience,
 ): Promise<{ segments: Map<string, SegmentRow>; unknown?: string }> {
   const ids = [...new Set([...(audience.segment_ids ?? []), ...(audience.exclude?.segment_ids ?? [])])];
@@ -98,7 +98,7 @@ export interface AudienceCounts {
 
 export async function countAudience(
   q: Queryable,
-  projectId: string,
+  projectId: ProjectId,
   audience: CampaignAudience,
   segments: Map<string, SegmentRow>,
   emailType: string,
@@ -138,7 +138,7 @@ export async function countAudience(
 /** Up to `n` of the campaign's would-be recipients (lead fields), for the pre-flight's variable check. */
 export async function sampleAudience(
   q: Queryable,
-  projectId: string,
+  projectId: ProjectId,
   audience: CampaignAudience,
   segments: Map<string, SegmentRow>,
   emailType: string,
@@ -174,7 +174,7 @@ export function materialiseSql(
   audience: CampaignAudience,
   segments: Map<string, SegmentRow>,
   emailType: string,
-): { text: string; values: (projectId: string, campaignId: string, now?: number) => unknown[] } {
+): { text: string; values: (projectId: ProjectId, campaignId: string, now?: number) => unknown[] } {
   const params = new SqlParams(["<project>", "<campaign>", "<prefix>"]);
   const where = audienceSql(audience, segments, params);
   const text = `INSERT INTO campaign_recipients (id, project_id, campaign_id, lead_id, email)

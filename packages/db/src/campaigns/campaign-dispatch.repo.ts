@@ -1,3 +1,4 @@
+import type { ProjectId } from "@emailsvc/contracts";
 // What campaign-dispatcher reads and writes in its cycles: the ledger claim, the campaign's progress and state,
 // the figures its limits and its reputation guard are computed from. Every cycle runs in one transaction holding
 // its campaign's row (FOR UPDATE SKIP LOCKED): replicas share campaigns, never hand a recipient over twice.
@@ -232,7 +233,11 @@ export async function campaignSendsInFlight(q: Queryable): Promise<number> {
 }
 
 /** What the project may still send this month (spec 8: 500,000 live emails). */
-export async function monthlyQuotaLeft(q: Queryable, projectId: string, now = new Date()): Promise<number> {
+export async function monthlyQuotaLeft(
+  q: Queryable,
+  projectId: ProjectId,
+  now = new Date(),
+): Promise<number> {
   const { rows } = await q.query<{ live_sent: number }>(
     `SELECT live_sent FROM project_usage WHERE project_id = $1 AND period = $2`,
     [projectId, usagePeriod(now)],
@@ -243,7 +248,7 @@ export async function monthlyQuotaLeft(q: Queryable, projectId: string, now = ne
 /** The warm-up state of a sending domain on `day`: its ramp (null: the default), its first day, what it used. */
 export async function domainWarmup(
   q: Queryable,
-  projectId: string,
+  projectId: ProjectId,
   domain: string,
   day: number,
 ): Promise<{ ramp: number[] | null; firstDay: number | null; used: number }> {
@@ -260,7 +265,7 @@ export async function domainWarmup(
 /** Counts `n` campaign sends against the domain's day (the warm-up ramp's measure). */
 export async function recordDomainSends(
   c: PoolClient,
-  projectId: string,
+  projectId: ProjectId,
   domain: string,
   day: number,
   n: number,
@@ -276,7 +281,7 @@ export async function recordDomainSends(
 /** Sets (or clears, with null) a domain's warm-up ramp. */
 export async function setDomainWarmup(
   q: Queryable,
-  projectId: string,
+  projectId: ProjectId,
   domain: string,
   ramp: number[] | null,
 ): Promise<void> {

@@ -1,3 +1,4 @@
+import type { ProjectId } from "@emailsvc/contracts";
 import type { Pool, PoolClient } from "pg";
 
 type Queryable = Pick<Pool | PoolClient, "query">;
@@ -9,7 +10,7 @@ type Queryable = Pick<Pool | PoolClient, "query">;
  */
 export async function sendingDomainState(
   q: Queryable,
-  projectId: string,
+  projectId: ProjectId,
   domain: string,
 ): Promise<{ registered: boolean; verified: boolean; dkimVerified: boolean }> {
   const { rows } = await q.query<{ status: string; dkim_verified: boolean }>(
@@ -22,7 +23,7 @@ export async function sendingDomainState(
 }
 
 /** The project's postal address (the bulk footer's), or null when it has none. */
-export async function projectPostalAddress(q: Queryable, projectId: string): Promise<string | null> {
+export async function projectPostalAddress(q: Queryable, projectId: ProjectId): Promise<string | null> {
   const { rows } = await q.query<{ postal_address: string | null }>(
     `SELECT postal_address FROM projects WHERE id = $1`,
     [projectId],

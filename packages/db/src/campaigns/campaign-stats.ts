@@ -1,3 +1,4 @@
+import type { ProjectId } from "@emailsvc/contracts";
 import type { Pool, PoolClient } from "pg";
 
 type Queryable = Pick<Pool | PoolClient, "query">;
@@ -28,7 +29,7 @@ export interface CampaignStats {
 /** One source of figures: a query over the campaign (`$1` project, `$2` campaign) answering one row of numbers. */
 export type CampaignStatSource = (
   q: Queryable,
-  projectId: string,
+  projectId: ProjectId,
   campaignId: string,
 ) => Promise<Record<string, number>>;
 
@@ -96,7 +97,7 @@ export const CAMPAIGN_STAT_SOURCES: CampaignStatSource[] = [
 
 export async function campaignStats(
   q: Queryable,
-  projectId: string,
+  projectId: ProjectId,
   campaignId: string,
 ): Promise<CampaignStats> {
   const parts = await Promise.all(CAMPAIGN_STAT_SOURCES.map((source) => source(q, projectId, campaignId)));

@@ -3,6 +3,7 @@ import {
   type CampaignStatus,
   isUuid,
   RESUMABLE_CAMPAIGN_STATUSES,
+  type ProjectId,
 } from "@emailsvc/contracts";
 import type { Pool, PoolClient } from "pg";
 import { QUOTA_REFUND_CTES } from "../quota";
@@ -13,7 +14,7 @@ type Queryable = Pick<Pool | PoolClient, "query">;
 /** A campaign as the database holds it. */
 export interface CampaignRow {
   id: string;
-  project_id: string;
+  project_id: ProjectId;
   name: string;
   status: CampaignStatus;
   status_reason: string | null;
@@ -93,7 +94,7 @@ const contentValues = (c: CampaignContent) => [
 /** A new campaign, `initializing`: campaign-dispatcher writes its ledger and makes it `pending`. */
 export async function insertCampaign(
   q: Queryable,
-  projectId: string,
+  projectId: ProjectId,
   id: string,
   c: CampaignContent,
   duplicatedFrom: string | null = null,
@@ -110,7 +111,7 @@ export async function insertCampaign(
 /** The project's campaign `id`; undefined for a malformed id or another project's campaign. */
 export async function findCampaign(
   q: Queryable,
-  projectId: string,
+  projectId: ProjectId,
   id: string,
   opts: { forUpdate?: boolean } = {},
 ): Promise<CampaignRow | undefined> {
@@ -142,7 +143,7 @@ export async function findCampaignById(
 /** The project's campaigns, newest first. */
 export async function listCampaigns(
   q: Queryable,
-  projectId: string,
+  projectId: ProjectId,
   opts: { status?: string; limit?: number } = {},
 ): Promise<CampaignRow[]> {
   const { rows } = await q.query<CampaignRow>(
@@ -160,7 +161,7 @@ export async function listCampaigns(
  */
 export async function updateUnstartedCampaign(
   c: PoolClient,
-  projectId: string,
+  projectId: ProjectId,
   id: string,
   content: CampaignContent,
   rewriteLedger: boolean,
@@ -182,7 +183,7 @@ export async function updateUnstartedCampaign(
 /** pending / processing / rate_limited → paused by the user. Undefined when it was in another state. */
 export async function pauseCampaign(
   q: Queryable,
-  projectId: string,
+  projectId: ProjectId,
   id: string,
   reason = "paused by the user",
 ): Promise<CampaignRow | undefined> {
@@ -204,7 +205,7 @@ export async function pauseCampaign(
  */
 export async function cancelCampaign(
   c: PoolClient,
-  projectId: string,
+  projectId: ProjectId,
   id: string,
 ): Promise<{ campaign: CampaignRow; cancelledRecipients: number; cancelledSends: number } | undefined> {
   const { rows } = await c.query<CampaignRow>(
@@ -255,7 +256,7 @@ export async function triggerCampaign(
   c: PoolClient,
   id: string,
   guardBaseline: (campaign: CampaignRow) => Promise<GuardBaseline>,
-  projectId?: string,
+  projectId?: ProjectId,
 ): Promise<CampaignTriggerOutcome> {
   const campaign = projectId
     ? await findCampaign(c, projectId, id, { forUpdate: true })
@@ -295,7 +296,7 @@ export interface CampaignRecipientRow {
 /** The campaign's recipients in ledger order, optionally of one status, after `after` (keyset paging). */
 export async function listCampaignRecipients(
   q: Queryable,
-  projectId: string,
+  projectId: ProjectId,
   campaignId: string,
   opts: { status?: string; after?: string; limit?: number } = {},
 ): Promise<CampaignRecipientRow[]> {

@@ -1,4 +1,4 @@
-import { type ImportMode, LEAD_LIMITS, type SubscriptionState } from "@emailsvc/contracts";
+import { type ImportMode, LEAD_LIMITS, type SubscriptionState, type ProjectId } from "@emailsvc/contracts";
 import type { PoolClient } from "pg";
 import { BinaryArrayWriter, OID, timeOrderedUuidBytes } from "./binary-array";
 
@@ -255,7 +255,7 @@ function encodeRejected(rejected: readonly RejectedImportRow[]): Buffer[] {
 /** The job's state and checkpoint (a processor re-reads them when a chunk's checkpoint update found neither). */
 export async function importCheckpoint(
   client: PoolClient,
-  projectId: string,
+  projectId: ProjectId,
   jobId: string,
 ): Promise<{ status: string; processed_rows: number } | undefined> {
   const { rows } = await client.query<{ status: string; processed_rows: number }>(
@@ -281,7 +281,7 @@ export const isChunkConflict = (err: unknown): boolean =>
  */
 export async function commitImportChunk(
   client: PoolClient,
-  projectId: string,
+  projectId: ProjectId,
   jobId: string,
   settings: ImportChunkSettings,
   chunk: ImportChunk,

@@ -7,6 +7,7 @@ import {
   isUuid,
   makeEnvelope,
   RoutingKeys,
+  type ProjectId,
 } from "@emailsvc/contracts";
 import type { Db } from "../create-db";
 import { withTransaction } from "../create-db";
@@ -15,7 +16,7 @@ import { insertOutboxRows } from "../outbox";
 /** An import job as the database holds it. */
 export interface ImportJobRow {
   id: string;
-  project_id: string;
+  project_id: ProjectId;
   status: ImportStatus;
   file_name: string;
   format: "csv" | "xlsx" | null;
@@ -49,7 +50,7 @@ export const IMPORT_JOB_COLUMNS = `id, project_id, status, file_name, format, st
 /** A new job for an upload about to be stored: `pending`, its file not read yet. */
 export async function createImportJob(
   db: Db,
-  projectId: string,
+  projectId: ProjectId,
   input: { id: string; fileName: string; storageKey: string; options: ImportOptions },
 ): Promise<ImportJobRow> {
   const { rows } = await db.pool.query<ImportJobRow>(
@@ -63,7 +64,7 @@ export async function createImportJob(
 /** What the upload found: the file's size, how it is read, its header and the mapping chosen for it. */
 export async function recordImportUpload(
   db: Db,
-  projectId: string,
+  projectId: ProjectId,
   jobId: string,
   input: { sizeBytes: number; fileInfo: ImportFileInfo; columns: string[]; mapping: ImportColumn[] },
 ): Promise<ImportJobRow | undefined> {
@@ -85,7 +86,7 @@ export async function recordImportUpload(
 
 export async function findImportJob(
   db: Db,
-  projectId: string,
+  projectId: ProjectId,
   jobId: string,
 ): Promise<ImportJobRow | undefined> {
   if (!isUuid(jobId)) return undefined;
@@ -99,7 +100,7 @@ export async function findImportJob(
 /** A project's jobs, newest first. */
 export async function listImportJobs(
   db: Db,
-  projectId: string,
+  projectId: ProjectId,
   opts: { limit: number; status?: ImportStatus },
 ): Promise<ImportJobRow[]> {
   const { rows } = await db.pool.query<ImportJobRow>(
@@ -114,7 +115,7 @@ export async function listImportJobs(
 /** New options and the mapping they give, while the job is still pending; undefined when it is not. */
 export async function updateImportOptions(
   db: Db,
-  projectId: string,
+  projectId: ProjectId,
   jobId: string,
   input: { options: ImportOptions; mapping: ImportColumn[] },
 ): Promise<ImportJobRow | undefined> {
@@ -129,7 +130,7 @@ export async function updateImportOptions(
 /** pending or processing → failed with the user-safe reason; undefined when it had already ended. */
 export async function failImportJob(
   db: Db,
-  projectId: string,
+  projectId: ProjectId,
   jobId: string,
   reason: string,
 ): Promise<ImportJobRow | undefined> {
@@ -147,7 +148,7 @@ export async function failImportJob(
  */
 export async function cancelImportJob(
   db: Db,
-  projectId: string,
+  projectId: ProjectId,
   jobId: string,
 ): Promise<ImportJobRow | undefined> {
   const { rows } = await db.pool.query<ImportJobRow>(
@@ -160,7 +161,13 @@ export async function cancelImportJob(
 
 export type ImportTriggerOutcome =
   | { found: false }
-  | { found: true; projectId: string; previousStatus: ImportStatus; status: ImportStatus; started: boolean };
+  | {
+      found: true;
+      projectId: ProjectId;
+      previousStatus: ImportStatus;
+      status: ImportStatus;
+      started: boolean;
+    };
 
 /**
  * POST /trigger-job (spec 4.8 gives only the job id, so this one lookup is not scoped by a project): a pending job
@@ -169,7 +176,7 @@ export type ImportTriggerOutcome =
  */
 export async function triggerImportJob(db: Db, jobId: string): Promise<ImportTriggerOutcome> {
   return withTransaction(db.pool, async (c) => {
-    const found = await c.query<{ project_id: string; status: ImportStatus }>(
+    const found = await c.query<{ project_id: ProjectId; status: ImportStatus }>(
       "SELECT project_id, status FROM import_jobs WHERE id = $1 FOR UPDATE",
       [jobId],
     );

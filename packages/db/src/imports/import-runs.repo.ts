@@ -1,3 +1,4 @@
+import type { ProjectId } from "@emailsvc/contracts";
 import type { Pool, PoolClient } from "pg";
 import { IMPORT_JOB_COLUMNS, type ImportJobRow } from "./import-jobs.repo";
 
@@ -38,7 +39,7 @@ export async function beginImportRun(client: PoolClient, jobId: string): Promise
 /** The rows the file holds, once read through (progress: processed of total). */
 export async function setImportTotal(
   client: PoolClient | Pool,
-  projectId: string,
+  projectId: ProjectId,
   jobId: string,
   totalRows: number,
 ): Promise<void> {
@@ -51,7 +52,7 @@ export async function setImportTotal(
 /** processing → completed (the total is what was read: blank rows never count). False when it was cancelled. */
 export async function completeImportJob(
   client: PoolClient,
-  projectId: string,
+  projectId: ProjectId,
   jobId: string,
 ): Promise<boolean> {
   const res = await client.query(

@@ -1,3 +1,4 @@
+import type { ProjectId } from "@emailsvc/contracts";
 import type { Db } from "../create-db";
 
 export interface RejectedRowRecord {
@@ -9,7 +10,7 @@ export interface RejectedRowRecord {
 /** A page of a job's rejected rows in line order, after `afterLine` (keyset: the report streams page by page). */
 export async function rejectedImportRows(
   db: Db,
-  projectId: string,
+  projectId: ProjectId,
   jobId: string,
   afterLine: number,
   limit: number,

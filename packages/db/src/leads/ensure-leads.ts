@@ -1,3 +1,4 @@
+import type { ProjectId } from "@emailsvc/contracts";
 import type { Db } from "../create-db";
 import { timeOrderedUuid } from "../time-ordered-uuid";
 import type { LeadSource } from "./leads.repo";
@@ -35,7 +36,7 @@ SELECT l.id, l.email_normalized, false FROM leads l JOIN input i ON i.norm = l.e
 /** The lead of each normalised email (`display`: the spelling a new lead keeps), created where missing. */
 export async function ensureLeads(
   db: Db,
-  projectId: string,
+  projectId: ProjectId,
   emails: Map<string, string>,
   opts: { source?: LeadSource } = {},
 ): Promise<Map<string, EnsuredLead>> {

@@ -1,4 +1,4 @@
-import { isUuid, normalizeLeadEmail } from "@emailsvc/contracts";
+import { isUuid, normalizeLeadEmail, type ProjectId } from "@emailsvc/contracts";
 import type { Db } from "../create-db";
 
 /** Where a lead came from (`leads.source`), and who last set its subscription (`subscription_source`). */
@@ -28,7 +28,7 @@ export const LEAD_COLUMNS =
  * The lead `ref` names in the project: its UUID, or its email (anything with an `@`, matched normalised).
  * Undefined when the project has no such lead: another project's lead is never found.
  */
-export async function findLeadRow(db: Db, projectId: string, ref: string): Promise<LeadRow | undefined> {
+export async function findLeadRow(db: Db, projectId: ProjectId, ref: string): Promise<LeadRow | undefined> {
   if (ref.includes("@"))
     return (
       await db.pool.query<LeadRow>(

@@ -1,4 +1,4 @@
-import { isUuid, type SegmentFilter, segmentFilterSchema } from "@emailsvc/contracts";
+import { isUuid, type SegmentFilter, segmentFilterSchema, type ProjectId } from "@emailsvc/contracts";
 import type { Db } from "../create-db";
 import { compileSegmentFilter, SqlParams } from "./segment-filter";
 
@@ -14,7 +14,11 @@ export interface SegmentRow {
 export const SEGMENT_COLUMNS = "id, name, type, filter, created_at, updated_at";
 
 /** The project's segment `id`; undefined for a malformed id or another project's segment. */
-export async function findSegmentRow(db: Db, projectId: string, id: string): Promise<SegmentRow | undefined> {
+export async function findSegmentRow(
+  db: Db,
+  projectId: ProjectId,
+  id: string,
+): Promise<SegmentRow | undefined> {
   if (!isUuid(id)) return undefined;
   return (
     await db.pool.query<SegmentRow>(
@@ -37,7 +41,11 @@ export function membershipSql(s: SegmentRow, params: SqlParams, l = "l"): string
 }
 
 /** The live member count: a dynamic segment is evaluated now, over the project's leads and events. */
-export async function countSegmentMembers(db: Db, projectId: string, segment: SegmentRow): Promise<number> {
+export async function countSegmentMembers(
+  db: Db,
+  projectId: ProjectId,
+  segment: SegmentRow,
+): Promise<number> {
   const params = new SqlParams([projectId]);
   const where = membershipSql(segment, params);
   const { rows } = await db.pool.query<{ n: number }>(

@@ -1,4 +1,4 @@
-import { normalizeLeadEmail, type TrackEventInput } from "@emailsvc/contracts";
+import { normalizeLeadEmail, type TrackEventInput, type ProjectId } from "@emailsvc/contracts";
 import { createBatcher } from "../batcher";
 import type { Db } from "../create-db";
 import { timeOrderedUuids } from "../time-ordered-uuid";
@@ -45,7 +45,7 @@ ins AS (
 )
 SELECT id, lead_id FROM ins`;
 
-async function trackKnownLead(db: Db, projectId: string, item: TrackItem): Promise<TrackedEvent | null> {
+async function trackKnownLead(db: Db, projectId: ProjectId, item: TrackItem): Promise<TrackedEvent | null> {
   const id = timeOrderedUuids(1)[0]!;
   const { rows } = await db.pool.query<{ id: string; lead_id: string }>(ONE_SQL, [
     projectId,
@@ -68,7 +68,7 @@ async function trackKnownLead(db: Db, projectId: string, item: TrackItem): Promi
  */
 export async function trackEvents(
   db: Db,
-  projectId: string,
+  projectId: ProjectId,
   items: TrackItem[],
   opts: { leadSource?: LeadSource } = {},
 ): Promise<TrackedEvent[]> {
@@ -122,7 +122,7 @@ export async function trackEvents(
 }
 
 /** Records one event for a project; concurrent calls share statements (see createEventTracker). */
-export type EventTracker = (projectId: string, item: TrackItem) => Promise<TrackedEvent>;
+export type EventTracker = (projectId: ProjectId, item: TrackItem) => Promise<TrackedEvent>;
 
 /**
  * Group commit of single events (POST /v1/events): the first call runs at once, and the calls that arrive while
@@ -131,10 +131,10 @@ export type EventTracker = (projectId: string, item: TrackItem) => Promise<Track
  * is run again one event at a time, so one bad event fails alone.
  */
 export function createEventTracker(db: Db, opts: { maxBatch?: number } = {}): EventTracker {
-  const batcher = createBatcher<{ projectId: string; item: TrackItem }, TrackedEvent>({
+  const batcher = createBatcher<{ projectId: ProjectId; item: TrackItem }, TrackedEvent>({
     maxBatch: opts.maxBatch ?? 200,
     run: async (calls) => {
-      const byProject = new Map<string, number[]>();
+      const byProject = new Map<ProjectId, number[]>();
       calls.forEach((c, i) => {
         const list = byProject.get(c.projectId);
         if (list) list.push(i);

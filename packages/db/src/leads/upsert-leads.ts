@@ -1,4 +1,4 @@
-import { type LeadUpsertInput, LEAD_LIMITS, normalizeLeadEmail } from "@emailsvc/contracts";
+import { type LeadUpsertInput, LEAD_LIMITS, normalizeLeadEmail, type ProjectId } from "@emailsvc/contracts";
 import type { Db } from "../create-db";
 import { timeOrderedUuid } from "../time-ordered-uuid";
 import { LEAD_COLUMNS, type LeadRow, type LeadSource } from "./leads.repo";
@@ -61,7 +61,7 @@ export interface LeadUpsertItem {
  */
 export async function upsertLeads(
   db: Db,
-  projectId: string,
+  projectId: ProjectId,
   items: LeadUpsertItem[],
   opts: { source?: LeadSource } = {},
 ): Promise<UpsertResult[]> {

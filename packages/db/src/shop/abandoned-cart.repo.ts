@@ -1,3 +1,4 @@
+import type { ProjectId } from "@emailsvc/contracts";
 import type { Db } from "../create-db";
 import { timeOrderedUuid } from "../time-ordered-uuid";
 import { ORDER_CLOSES_CHECKOUT } from "./shop-processing.repo";
@@ -5,7 +6,7 @@ import { ORDER_CLOSES_CHECKOUT } from "./shop-processing.repo";
 /** A due step with what deciding and sending it needs, read in the claim's statement. */
 export interface DueStep {
   id: string;
-  project_id: string;
+  project_id: ProjectId;
   shop_id: string;
   checkout_id: string;
   step: number;
@@ -113,7 +114,7 @@ export async function finishStep(
 /** Gives a claimed step back (a failure worth retrying), due again after `retryAfterSeconds`. */
 export async function releaseStep(
   db: Db,
-  projectId: string,
+  projectId: ProjectId,
   stepId: string,
   retryAfterSeconds: number,
 ): Promise<void> {

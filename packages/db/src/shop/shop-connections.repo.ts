@@ -1,3 +1,4 @@
+import type { ProjectId } from "@emailsvc/contracts";
 import { decryptSecret, encryptSecret } from "../api-keys";
 import type { Db } from "../create-db";
 import { timeOrderedUuid } from "../time-ordered-uuid";
@@ -5,7 +6,7 @@ import { timeOrderedUuid } from "../time-ordered-uuid";
 /** A shop connection as the database holds it (secrets still encrypted). */
 export interface ShopRow {
   id: string;
-  project_id: string;
+  project_id: ProjectId;
   shop_domain: string;
   secret_enc: string | null;
   previous_secret_enc: string | null;
@@ -58,7 +59,7 @@ export async function findShopByDomain(db: Db, shopDomain: string): Promise<Shop
   ).rows[0];
 }
 
-export async function findShop(db: Db, projectId: string, shopId: string): Promise<ShopRow | undefined> {
+export async function findShop(db: Db, projectId: ProjectId, shopId: string): Promise<ShopRow | undefined> {
   return (
     await db.pool.query<ShopRow>(
       `SELECT ${COLUMNS} FROM shop_connections WHERE project_id = $1 AND id = $2`,
@@ -67,7 +68,7 @@ export async function findShop(db: Db, projectId: string, shopId: string): Promi
   ).rows[0];
 }
 
-export async function listShops(db: Db, projectId: string): Promise<ShopRow[]> {
+export async function listShops(db: Db, projectId: ProjectId): Promise<ShopRow[]> {
   return (
     await db.pool.query<ShopRow>(
       `SELECT ${COLUMNS} FROM shop_connections WHERE project_id = $1 ORDER BY created_at`,
@@ -79,7 +80,7 @@ export async function listShops(db: Db, projectId: string): Promise<ShopRow[]> {
 /** Connects a domain to the project; undefined when the domain is already connected (to any project). */
 export async function connectShop(
   db: Db,
-  projectId: string,
+  projectId: ProjectId,
   input: { shop_domain: string; secret?: string | null } & ShopSettings,
   encryptionKey: string,
 ): Promise<ShopRow | undefined> {
@@ -102,7 +103,7 @@ export async function connectShop(
 
 export async function updateShop(
   db: Db,
-  projectId: string,
+  projectId: ProjectId,
   shopId: string,
   settings: ShopSettings,
 ): Promise<ShopRow | undefined> {
@@ -119,7 +120,7 @@ export async function updateShop(
 /** The new secret takes over now; the current one stays valid for `graceMinutes` (the platform switches slowly). */
 export async function rotateShopSecret(
   db: Db,
-  projectId: string,
+  projectId: ProjectId,
   shopId: string,
   secret: string,
   graceMinutes: number,
@@ -135,7 +136,7 @@ export async function rotateShopSecret(
   return rows[0];
 }
 
-export async function deleteShop(db: Db, projectId: string, shopId: string): Promise<boolean> {
+export async function deleteShop(db: Db, projectId: ProjectId, shopId: string): Promise<boolean> {
   const r = await db.pool.query("DELETE FROM shop_connections WHERE project_id = $1 AND id = $2", [
     projectId,
     shopId,

@@ -1,3 +1,4 @@
+import type { ProjectId } from "@emailsvc/contracts";
 import type { Db } from "../create-db";
 import { timeOrderedUuids } from "../time-ordered-uuid";
 
@@ -50,7 +51,7 @@ export interface CartInput {
 /** One delivery to apply: which stored delivery it is and the shop it belongs to. */
 export interface Applied<T> {
   eventId: string;
-  projectId: string;
+  projectId: ProjectId;
   shopId: string;
   input: T;
 }
@@ -243,7 +244,7 @@ export interface Attribution {
  */
 export async function attributeOrders(
   db: Pick<Db, "pool">,
-  orders: { projectId: string; order: OrderInput; clickHours: number; openHours: number }[],
+  orders: { projectId: ProjectId; order: OrderInput; clickHours: number; openHours: number }[],
 ): Promise<Attribution[]> {
   const withEmail = orders.map((o, i) => ({ ...o, i })).filter((o) => o.order.email);
   const byOrder = new Map<number, AttributionCandidate[]>();

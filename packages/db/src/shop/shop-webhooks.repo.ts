@@ -1,10 +1,11 @@
+import type { ProjectId } from "@emailsvc/contracts";
 import type { Db } from "../create-db";
 import { type NewOutboxRow, OUTBOX_INSERT } from "../outbox";
 import { timeOrderedUuids } from "../time-ordered-uuid";
 
 export interface StoredShopWebhook {
   id: string;
-  project_id: string;
+  project_id: ProjectId;
   shop_id: string;
   webhook_id: string;
   topic: string;
@@ -15,7 +16,7 @@ export interface StoredShopWebhook {
 
 export interface NewShopWebhook {
   id: string;
-  projectId: string;
+  projectId: ProjectId;
   shopId: string;
   webhookId: string;
   topic: string;
@@ -81,7 +82,7 @@ export interface ShopWebhookToProcess extends StoredShopWebhook {
 /** The deliveries a batch of messages names, each with its shop's settings, in one round trip. */
 export async function findShopWebhooks(
   db: Pick<Db, "pool">,
-  refs: { projectId: string; id: string }[],
+  refs: { projectId: ProjectId; id: string }[],
 ): Promise<Map<string, ShopWebhookToProcess>> {
   const { rows } = await db.pool.query<ShopWebhookToProcess>(
     `SELECT e.id, e.project_id, e.shop_id, e.webhook_id, e.topic, e.payload, e.received_at, e.processed_at,
