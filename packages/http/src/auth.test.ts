@@ -1,3 +1,4 @@
+import { projectIdOf } from "@emailsvc/contracts";
 import express from "express";
 import request from "supertest";
 import { createLogger, createMetrics } from "@emailsvc/observability";
@@ -18,7 +19,7 @@ function buildApp() {
   app.use(express.json());
   app.get(
     "/v1/whoami",
-    apiKeyAuth(async (k) => (keys[k] ? { projectId: keys[k]!, keyId: "k" } : null)),
+    apiKeyAuth(async (k) => (keys[k] ? { projectId: projectIdOf(keys[k]!), keyId: "k" } : null)),
     (_req, res) => {
       res.json(getAuth(res));
     },

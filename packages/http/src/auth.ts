@@ -1,3 +1,4 @@
+import type { ProjectId } from "@emailsvc/contracts";
 import type { NextFunction, Request, RequestHandler, Response } from "express";
 import { AppError, ErrorCode } from "./errors";
 
@@ -10,12 +11,12 @@ export type KeyMode = "live" | "test";
 
 /** What a valid key resolves to. The mode comes only from the key prefix (spec 5.3). */
 export interface AuthContext {
-  projectId: string;
+  projectId: ProjectId;
   mode: KeyMode;
   keyId: string;
 }
 
-export type ApiKeyLookup = (plaintextKey: string) => Promise<{ projectId: string; keyId: string } | null>;
+export type ApiKeyLookup = (plaintextKey: string) => Promise<{ projectId: ProjectId; keyId: string } | null>;
 
 export function modeOfKey(key: string): KeyMode | null {
   if (key.startsWith("sk_test_")) return "test";

@@ -1,5 +1,5 @@
 import { OUTBOX_INSERT, type Pool } from "@emailsvc/db";
-import { newReplyToken } from "@emailsvc/contracts";
+import { newReplyToken, type ProjectId } from "@emailsvc/contracts";
 import { ABORT_IDEMPOTENCY, ABORT_QUOTA, gateCheck, gateCtes, type GatePlaceholders } from "./accept-gates";
 import { jsonArrayInSlices, nextTurn, SLICE } from "./slices";
 
@@ -8,7 +8,7 @@ import { jsonArrayInSlices, nextTurn, SLICE } from "./slices";
  * campaign's dispatch cycle stores the same shape (one message, one activity per recipient with its variables).
  */
 export interface NewBatch {
-  projectId: string;
+  projectId: ProjectId;
   /** The `batches` row of a /v1/send-batch call; null for a campaign's cycle (its activities carry campaign_id). */
   batchId: string | null;
   emailMessageId: string;

@@ -5,6 +5,7 @@ import {
   senderAddressForms,
   senderDomain,
   sendRequestedPayloads,
+  type ProjectId,
 } from "@emailsvc/contracts";
 import {
   type Batcher,
@@ -39,7 +40,7 @@ export interface AcceptSendInput {
   /** Pre-generated so the response (and the idempotency row holding it) is known before the commit. */
   emailMessageId: string;
   /** null for an internal send without x-project-id. */
-  projectId: string | null;
+  projectId: ProjectId | null;
   isTest: boolean;
   /** Live sends of a project count: project_usage (quota) and projects.total_sent. */
   counted: boolean;
@@ -91,7 +92,7 @@ export type AcceptResult =
 
 export async function existingIdempotentResponse(
   db: Db,
-  projectId: string,
+  projectId: ProjectId,
   key: string,
   fingerprint: string,
 ): Promise<AcceptResult> {
@@ -407,7 +408,7 @@ export async function acceptSendGroup(db: Db, inputs: readonly AcceptSendInput[]
  * one.
  */
 function sharedSendRequests(inputs: readonly AcceptSendInput[], accepted: AcceptedActivity[][]) {
-  const byProject = new Map<string | null, { ids: string[]; correlation: Set<string | undefined> }>();
+  const byProject = new Map<ProjectId | null, { ids: string[]; correlation: Set<string | undefined> }>();
   inputs.forEach((input, n) => {
     let group = byProject.get(input.projectId);
     if (!group) byProject.set(input.projectId, (group = { ids: [], correlation: new Set() }));

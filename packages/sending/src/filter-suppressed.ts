@@ -1,3 +1,4 @@
+import type { ProjectId } from "@emailsvc/contracts";
 import type { Db } from "@emailsvc/db";
 import { checkSenderAndSuppressions, senderNotVerified } from "./sender-check";
 
@@ -44,7 +45,7 @@ export function applySuppressions(lists: Lists, suppressed: Map<string, string>)
  */
 export async function checkSenderAndFilter(
   db: Pick<Db, "pool">,
-  projectId: string,
+  projectId: ProjectId,
   sender: string,
   lists: Lists,
 ): Promise<SuppressionOutcome> {

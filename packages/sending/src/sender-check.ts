@@ -1,4 +1,4 @@
-import { AppError, ErrorCode, senderAddressForms, senderDomain } from "@emailsvc/contracts";
+import { AppError, ErrorCode, senderAddressForms, senderDomain, type ProjectId } from "@emailsvc/contracts";
 import { type Db, senderVerifiedSql, suppressedAmongSql } from "@emailsvc/db";
 
 export type SenderVerification =
@@ -14,7 +14,7 @@ const GATE_SQL = senderVerifiedSql("$1", "$2::text[]", "$3");
  */
 export async function checkSenderAndSuppressions(
   db: Pick<Db, "pool">,
-  projectId: string,
+  projectId: ProjectId,
   email: string,
   recipients: readonly string[],
 ): Promise<{ verification: SenderVerification; suppressed: Map<string, string> }> {
@@ -37,7 +37,7 @@ export async function checkSenderAndSuppressions(
 
 export async function checkSenderVerified(
   db: Pick<Db, "pool">,
-  projectId: string,
+  projectId: ProjectId,
   email: string,
 ): Promise<SenderVerification> {
   return (await checkSenderAndSuppressions(db, projectId, email, [])).verification;

@@ -1,3 +1,4 @@
+import type { ProjectId } from "@emailsvc/contracts";
 import type { EmailContent } from "@emailsvc/content";
 import { LRUCache } from "lru-cache";
 
@@ -13,13 +14,13 @@ export interface CachedTemplate extends EmailContent {
 export type TemplateRef = { id: string } | { internalId: number };
 
 export interface TemplateCache {
-  get(projectId: string, ref: TemplateRef): CachedTemplate | undefined;
-  set(projectId: string, template: CachedTemplate): void;
+  get(projectId: ProjectId, ref: TemplateRef): CachedTemplate | undefined;
+  set(projectId: ProjectId, template: CachedTemplate): void;
   /** Drops a template (both of its keys) after an edit made through this process. */
-  invalidate(projectId: string, templateId: string): void;
+  invalidate(projectId: ProjectId, templateId: string): void;
 }
 
-const keyOf = (projectId: string, ref: TemplateRef): string =>
+const keyOf = (projectId: ProjectId, ref: TemplateRef): string =>
   "id" in ref ? `${projectId}:id:${ref.id}` : `${projectId}:n:${ref.internalId}`;
 
 /**

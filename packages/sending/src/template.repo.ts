@@ -1,3 +1,4 @@
+import type { ProjectId } from "@emailsvc/contracts";
 import type { Db } from "@emailsvc/db";
 import type { CachedTemplate, TemplateCache, TemplateRef } from "./template-cache";
 
@@ -13,7 +14,7 @@ const MAX_INTERNAL_ID = 2_147_483_647;
 /** A template of this project by UUID or internal id, through the cache; null when the project has none such. */
 export async function loadTemplate(
   deps: { db: Pick<Db, "pool">; templateCache: TemplateCache },
-  projectId: string,
+  projectId: ProjectId,
   ref: TemplateRef,
 ): Promise<LoadedTemplate | null> {
   const cached = deps.templateCache.get(projectId, ref);
