@@ -1,14 +1,15 @@
 // insertBatch's one statement against real PostgreSQL (the preset's migrated DB); nothing else is started.
 import { randomUUID } from "node:crypto";
+import { projectIdOf, type ProjectId } from "@emailsvc/contracts";
 import { createDb, type Db, timeOrderedUuid } from "@emailsvc/db";
 import { insertBatch, type NewBatch } from "@emailsvc/sending";
 
 let db: Db;
-let projectId: string;
+let projectId: ProjectId;
 
 beforeAll(async () => {
   db = createDb(process.env.DATABASE_URL!);
-  projectId = randomUUID();
+  projectId = projectIdOf(randomUUID());
   await db.pool.query("INSERT INTO projects (id, name, updated_at) VALUES ($1, 'batch repo test', now())", [
     projectId,
   ]);

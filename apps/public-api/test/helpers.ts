@@ -3,8 +3,15 @@
 import { once } from "node:events";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { projectFactory, startS3, type TestProject, waitFor } from "@emailsvc/testing";
-import { Exchanges, messagingTopology, RoutingKeys, type Envelope, type Topology } from "@emailsvc/contracts";
+import { projectFactory, startS3, type TestProject as AnyTestProject, waitFor } from "@emailsvc/testing";
+import {
+  Exchanges,
+  messagingTopology,
+  RoutingKeys,
+  type Envelope,
+  type ProjectId,
+  type Topology,
+} from "@emailsvc/contracts";
 import { createProject } from "@emailsvc/db";
 import { createBroker, type Broker } from "@emailsvc/messaging";
 import type { Express } from "express";
@@ -63,7 +70,7 @@ export async function startHarness(
   };
 }
 
-export type { TestProject };
+export type TestProject = AnyTestProject<ProjectId>;
 
 /** A project with its keys and one verified sender address. */
 export async function makeProject(deps: Deps, opts: { verifiedSender?: boolean } = {}): Promise<TestProject> {

@@ -49,7 +49,7 @@ beforeEach(async () => {
   p = await makeProject(h.deps);
 });
 
-const upload = (body: Buffer | string, filename = "contacts.csv", projectId = p.projectId) =>
+const upload = (body: Buffer | string, filename = "contacts.csv", projectId: string = p.projectId) =>
   request(h.internal)
     .post(`/admin/projects/${projectId}/imports`)
     .query({ filename })

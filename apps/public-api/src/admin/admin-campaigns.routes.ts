@@ -6,6 +6,8 @@ import {
   campaignTestSendSchema,
   campaignUpdateSchema,
   senderDomain,
+  projectIdOf,
+  type ProjectId,
 } from "@emailsvc/contracts";
 import {
   campaignStats,
@@ -29,12 +31,13 @@ import { updateCampaign } from "../campaigns/update-campaign";
 
 const uuid = z.uuid();
 
-async function projectOf(db: Db, projectId: string): Promise<string> {
+/** The admin API's project resolution: a URL's id becomes a ProjectId once the project is found. */
+async function projectOf(db: Db, projectId: string): Promise<ProjectId> {
   const found =
     uuid.safeParse(projectId).success &&
     (await db.pool.query("SELECT 1 FROM projects WHERE id = $1", [projectId])).rowCount;
   if (!found) throw new AppError(ErrorCode.NOT_FOUND, "Project not found");
-  return projectId;
+  return projectIdOf(projectId);
 }
 
 const listQuery = z.strictObject({

@@ -1,5 +1,11 @@
 import { Router } from "express";
-import { createSegmentSchema, listEventsQuery, listLeadsQuery } from "@emailsvc/contracts";
+import {
+  createSegmentSchema,
+  listEventsQuery,
+  listLeadsQuery,
+  projectIdOf,
+  type ProjectId,
+} from "@emailsvc/contracts";
 import { countSegmentMembers, type Db } from "@emailsvc/db";
 import { AppError, ErrorCode, parseInput } from "@emailsvc/http";
 import { z } from "zod";
@@ -11,12 +17,13 @@ import { findSegment, segmentView } from "../segments/segment-row";
 
 const uuid = z.uuid();
 
-async function projectOf(db: Db, projectId: string): Promise<string> {
+/** The admin API's project resolution: a URL's id becomes a ProjectId once the project is found. */
+async function projectOf(db: Db, projectId: string): Promise<ProjectId> {
   const found =
     uuid.safeParse(projectId).success &&
     (await db.pool.query("SELECT 1 FROM projects WHERE id = $1", [projectId])).rowCount;
   if (!found) throw new AppError(ErrorCode.NOT_FOUND, "Project not found");
-  return projectId;
+  return projectIdOf(projectId);
 }
 
 /**

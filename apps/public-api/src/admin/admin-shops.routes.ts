@@ -1,5 +1,11 @@
 import { Router } from "express";
-import { connectShopSchema, rotateShopSecretSchema, updateShopSchema } from "@emailsvc/contracts";
+import {
+  connectShopSchema,
+  rotateShopSecretSchema,
+  updateShopSchema,
+  projectIdOf,
+  type ProjectId,
+} from "@emailsvc/contracts";
 import {
   connectShop,
   type Db,
@@ -38,18 +44,19 @@ export function shopView(s: ShopRow) {
   };
 }
 
-async function projectOf(db: Db, projectId: string): Promise<string> {
+/** The admin API's project resolution: a URL's id becomes a ProjectId once the project is found. */
+async function projectOf(db: Db, projectId: string): Promise<ProjectId> {
   const found =
     uuid.safeParse(projectId).success &&
     (await db.pool.query("SELECT 1 FROM projects WHERE id = $1", [projectId])).rowCount;
   if (!found) throw new AppError(ErrorCode.NOT_FOUND, "Project not found");
-  return projectId;
+  return projectIdOf(projectId);
 }
 
 const notFound = () => new AppError(ErrorCode.NOT_FOUND, "Shop not found");
 
 /** A template the abandoned-cart steps send must be the project's own. */
-async function checkTemplate(db: Db, projectId: string, templateId: string | null | undefined) {
+async function checkTemplate(db: Db, projectId: ProjectId, templateId: string | null | undefined) {
   if (!templateId) return;
   const r = await db.pool.query("SELECT 1 FROM templates WHERE project_id = $1 AND id = $2", [
     projectId,

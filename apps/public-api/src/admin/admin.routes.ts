@@ -9,7 +9,14 @@ import {
   type Db,
 } from "@emailsvc/db";
 import { z } from "zod";
-import { asciiDomainAddress, Exchanges, makeEnvelope, RoutingKeys } from "@emailsvc/contracts";
+import {
+  asciiDomainAddress,
+  Exchanges,
+  makeEnvelope,
+  RoutingKeys,
+  projectIdOf,
+  type ProjectId,
+} from "@emailsvc/contracts";
 import {
   addSenderSchema,
   createProjectSchema,
@@ -30,9 +37,9 @@ export interface AdminDeps {
   encryptionKey: string;
   kickOutbox?: () => void;
   /** Called after a template edit, so this replica's template cache does not serve the old HTML. */
-  onTemplateChanged?: (projectId: string, templateId: string) => void;
+  onTemplateChanged?: (projectId: ProjectId, templateId: string) => void;
   /** Called after a key was regenerated, so no replica's key cache accepts the old key. */
-  onKeysChanged?: (projectId: string) => Promise<void>;
+  onKeysChanged?: (projectId: ProjectId) => Promise<void>;
   /** The campaign routes' own needs (template cache, the unsubscribe links' base); none: no campaign routes. */
   campaigns?: Omit<CampaignDeps, "db" | "kickOutbox">;
 }
@@ -80,12 +87,13 @@ function settingsData(body: z.output<typeof updateProjectSchema>) {
   };
 }
 
-async function findProject(db: Db, projectId: string): Promise<ProjectRow> {
+/** The admin API's project resolution: a URL's id becomes a ProjectId once the project is found. */
+async function findProject(db: Db, projectId: string): Promise<ProjectRow & { id: ProjectId }> {
   const p = uuid.safeParse(projectId).success
     ? await db.prisma.project.findUnique({ where: { id: projectId } })
     : null;
   if (!p) throw new AppError(ErrorCode.NOT_FOUND, "Project not found");
-  return p;
+  return { ...p, id: projectIdOf(p.id) };
 }
 
 /** Internal admin API: projects, keys, templates and local verified senders. Guarded by adminAuth. */
@@ -264,7 +272,7 @@ export function adminRouter(deps: AdminDeps): Router {
         await c.query<{
           event_id: string;
           event: string;
-          project_id: string;
+          project_id: ProjectId;
           body: string;
           is_test: boolean;
           status: string;

@@ -1,4 +1,4 @@
-import { AppError, ErrorCode } from "@emailsvc/contracts";
+import { AppError, ErrorCode, type ProjectId } from "@emailsvc/contracts";
 import {
   type CampaignContent,
   type CampaignRow,
@@ -24,7 +24,7 @@ export function blockedByPreflight(what: string, preflight: Preflight): AppError
  */
 export async function createCampaign(
   deps: CampaignDeps,
-  projectId: string,
+  projectId: ProjectId,
   content: CampaignContent,
   duplicatedFrom: string | null = null,
 ): Promise<{ campaign: CampaignRow; preflight: Preflight }> {

@@ -1,4 +1,4 @@
-import { AppError, ErrorCode } from "@emailsvc/contracts";
+import { AppError, ErrorCode, type ProjectId } from "@emailsvc/contracts";
 import { type CampaignRow, findCampaign } from "@emailsvc/db";
 import type { CampaignDeps } from "./campaign-deps";
 import { createCampaign } from "./create-campaign";
@@ -11,7 +11,7 @@ import type { Preflight } from "./preflight-campaign";
  */
 export async function duplicateCampaign(
   deps: CampaignDeps,
-  projectId: string,
+  projectId: ProjectId,
   id: string,
 ): Promise<{ campaign: CampaignRow; preflight: Preflight }> {
   const source = await findCampaign(deps.db.pool, projectId, id);

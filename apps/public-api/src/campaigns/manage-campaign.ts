@@ -1,4 +1,4 @@
-import { AppError, ErrorCode, RESUMABLE_CAMPAIGN_STATUSES } from "@emailsvc/contracts";
+import { AppError, ErrorCode, RESUMABLE_CAMPAIGN_STATUSES, type ProjectId } from "@emailsvc/contracts";
 import {
   cancelCampaign as cancelRow,
   type CampaignRow,
@@ -11,14 +11,18 @@ import {
 import type { CampaignDeps } from "./campaign-deps";
 import { requestDispatch } from "./request-dispatch";
 
-async function existing(deps: CampaignDeps, projectId: string, id: string): Promise<CampaignRow> {
+async function existing(deps: CampaignDeps, projectId: ProjectId, id: string): Promise<CampaignRow> {
   const c = await findCampaign(deps.db.pool, projectId, id);
   if (!c) throw new AppError(ErrorCode.NOT_FOUND, "Campaign not found");
   return c;
 }
 
 /** Pauses a pending, processing or rate-limited campaign (by the user): no recipient is dispatched until resumed. */
-export async function pauseCampaign(deps: CampaignDeps, projectId: string, id: string): Promise<CampaignRow> {
+export async function pauseCampaign(
+  deps: CampaignDeps,
+  projectId: ProjectId,
+  id: string,
+): Promise<CampaignRow> {
   const paused = await pauseRow(deps.db.pool, projectId, id);
   if (paused) return paused;
   const c = await existing(deps, projectId, id);
@@ -34,7 +38,7 @@ export async function pauseCampaign(deps: CampaignDeps, projectId: string, id: s
  */
 export async function resumeCampaign(
   deps: CampaignDeps,
-  projectId: string,
+  projectId: ProjectId,
   id: string,
 ): Promise<{ campaign: CampaignRow; previousStatus: string }> {
   const outcome = await withTransaction(deps.db.pool, async (c) => {
@@ -57,7 +61,7 @@ export async function resumeCampaign(
  */
 export async function cancelCampaign(
   deps: CampaignDeps,
-  projectId: string,
+  projectId: ProjectId,
   id: string,
 ): Promise<{ campaign: CampaignRow; cancelledRecipients: number; cancelledSends: number }> {
   const out = await withTransaction(deps.db.pool, (c) => cancelRow(c, projectId, id));

@@ -1,4 +1,4 @@
-import { CAMPAIGN_LIMITS, senderDomain } from "@emailsvc/contracts";
+import { CAMPAIGN_LIMITS, senderDomain, type ProjectId } from "@emailsvc/contracts";
 import { contentVariables } from "@emailsvc/content";
 import {
   type CampaignContent,
@@ -55,7 +55,7 @@ const EXCLUDED_WORDING: Record<string, string> = {
  */
 export async function preflightCampaign(
   deps: CampaignDeps,
-  projectId: string,
+  projectId: ProjectId,
   c: CampaignContent,
 ): Promise<Preflight> {
   const errors: PreflightIssue[] = [];

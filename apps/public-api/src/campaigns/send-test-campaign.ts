@@ -1,4 +1,4 @@
-import { AppError, ErrorCode, humanReplyTo } from "@emailsvc/contracts";
+import { AppError, ErrorCode, humanReplyTo, type ProjectId } from "@emailsvc/contracts";
 import { contentVariables, renderDoubleBraces, renderTemplate } from "@emailsvc/content";
 import { findCampaign, findLeadRow, leadVariables, timeOrderedUuid } from "@emailsvc/db";
 import { acceptSend, checkSenderAndFilter, loadTemplate, skippedBody } from "@emailsvc/sending";
@@ -10,7 +10,7 @@ import type { CampaignDeps } from "./campaign-deps";
  * with that address when there is one. Not a recipient of the campaign: it is neither in its ledger nor its stats.
  * A suppressed address is skipped, as every send is.
  */
-export async function sendTestCampaign(deps: CampaignDeps, projectId: string, id: string, email: string) {
+export async function sendTestCampaign(deps: CampaignDeps, projectId: ProjectId, id: string, email: string) {
   const campaign = await findCampaign(deps.db.pool, projectId, id);
   if (!campaign) throw new AppError(ErrorCode.NOT_FOUND, "Campaign not found");
   const lists = await checkSenderAndFilter(deps.db, projectId, campaign.from_email, {

@@ -1,4 +1,4 @@
-import { AppError, type CampaignUpdateInput, ErrorCode } from "@emailsvc/contracts";
+import { AppError, type CampaignUpdateInput, ErrorCode, type ProjectId } from "@emailsvc/contracts";
 import { type CampaignRow, findCampaign, updateUnstartedCampaign, withTransaction } from "@emailsvc/db";
 import type { CampaignDeps } from "./campaign-deps";
 import { blockedByPreflight } from "./create-campaign";
@@ -13,7 +13,7 @@ import { requestDispatch } from "./request-dispatch";
  */
 export async function updateCampaign(
   deps: CampaignDeps,
-  projectId: string,
+  projectId: ProjectId,
   id: string,
   update: CampaignUpdateInput,
 ): Promise<{ campaign: CampaignRow; preflight: Preflight }> {

@@ -5,6 +5,7 @@ import {
   listEventsQuery,
   trackEventSchema,
   trackEventsBulkSchema,
+  type ProjectId,
 } from "@emailsvc/contracts";
 import { type Db, type EventTracker, trackEvents, type TrackItem } from "@emailsvc/db";
 import {
@@ -49,7 +50,7 @@ function idempotencyHeader(raw: string | string[] | undefined): string | null {
  */
 export async function trackOneEvent(
   track: EventTracker,
-  projectId: string,
+  projectId: ProjectId,
   idempotencyKey: string | string[] | undefined,
   body: unknown,
 ): Promise<Record<string, unknown>> {

@@ -1,4 +1,4 @@
-import { type ListEventsQuery, normalizeLeadEmail } from "@emailsvc/contracts";
+import { type ListEventsQuery, normalizeLeadEmail, type ProjectId } from "@emailsvc/contracts";
 import { type Db, SqlParams } from "@emailsvc/db";
 import { listPage, pagination, type Total } from "../listing/pagination";
 
@@ -33,7 +33,7 @@ export function eventView(r: EventRow) {
  */
 export async function listEvents(
   db: Db,
-  projectId: string,
+  projectId: ProjectId,
   q: ListEventsQuery,
 ): Promise<{ body: unknown; total: Total }> {
   const params = new SqlParams([projectId]);

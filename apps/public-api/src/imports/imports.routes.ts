@@ -1,5 +1,12 @@
 import { Router } from "express";
-import { hasControlCharacter, IMPORT_STATUSES, importOptionsSchema, isUuid } from "@emailsvc/contracts";
+import {
+  hasControlCharacter,
+  IMPORT_STATUSES,
+  importOptionsSchema,
+  isUuid,
+  projectIdOf,
+  type ProjectId,
+} from "@emailsvc/contracts";
 import { cancelImportJob, findImportJob, listImportJobs } from "@emailsvc/db";
 import { AppError, ErrorCode, jsonBody, parseInput } from "@emailsvc/http";
 import { z } from "zod";
@@ -42,11 +49,12 @@ function fileNameOf(query: unknown, disposition: string | undefined): string {
  */
 export function importsRouter(deps: ImportDeps): Router {
   const r = Router();
-  const project = async (projectId: string) => {
+  // The admin API's project resolution: a URL's id becomes a ProjectId once the project is found.
+  const project = async (projectId: string): Promise<ProjectId> => {
     const found =
       isUuid(projectId) && (await deps.db.prisma.project.findUnique({ where: { id: projectId } }));
     if (!found) throw new AppError(ErrorCode.NOT_FOUND, "Project not found");
-    return projectId;
+    return projectIdOf(projectId);
   };
   const job = async (projectId: string, jobId: string) => {
     const found = await findImportJob(deps.db, await project(projectId), jobId);

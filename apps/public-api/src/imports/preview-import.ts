@@ -1,4 +1,4 @@
-import { IMPORT_LIMITS } from "@emailsvc/contracts";
+import { IMPORT_LIMITS, type ProjectId } from "@emailsvc/contracts";
 import { findImportJob, knownLeadEmails } from "@emailsvc/db";
 import { AppError, ErrorCode } from "@emailsvc/http";
 import { createRowReader, ImportFileError, reportCell, SeenEmails } from "@emailsvc/imports";
@@ -15,7 +15,7 @@ type Action = "create" | "update" | "skip" | "duplicate" | "invalid";
  */
 export async function previewImport(
   deps: ImportDeps,
-  projectId: string,
+  projectId: ProjectId,
   jobId: string,
   n = IMPORT_LIMITS.previewRows,
 ) {

@@ -1,4 +1,4 @@
-import { type ImportOptions, type ImportOptionsInput } from "@emailsvc/contracts";
+import { type ImportOptions, type ImportOptionsInput, type ProjectId } from "@emailsvc/contracts";
 import { findImportJob, findSegmentRow, type ImportJobRow, updateImportOptions } from "@emailsvc/db";
 import { AppError, ErrorCode } from "@emailsvc/http";
 import { ImportFileError, resolveMapping } from "@emailsvc/imports";
@@ -13,7 +13,7 @@ import { IMPORT_LIMITS } from "@emailsvc/contracts";
  */
 export async function setImportOptions(
   deps: ImportDeps,
-  projectId: string,
+  projectId: ProjectId,
   jobId: string,
   input: ImportOptionsInput,
 ): Promise<ImportJobRow> {

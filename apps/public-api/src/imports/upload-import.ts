@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { DEFAULT_IMPORT_OPTIONS, IMPORT_LIMITS } from "@emailsvc/contracts";
+import { DEFAULT_IMPORT_OPTIONS, IMPORT_LIMITS, type ProjectId } from "@emailsvc/contracts";
 import { createImportJob, failImportJob, type ImportJobRow, recordImportUpload } from "@emailsvc/db";
 import { AppError, ErrorCode } from "@emailsvc/http";
 import { ImportFileError, resolveMapping } from "@emailsvc/imports";
@@ -32,7 +32,7 @@ function failed(code: ErrorCode, job: ImportJobRow, reason: string): AppError {
  */
 export async function uploadImport(
   deps: ImportDeps,
-  projectId: string,
+  projectId: ProjectId,
   input: UploadInput,
 ): Promise<ImportJobRow> {
   const id = randomUUID();

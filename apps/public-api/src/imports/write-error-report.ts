@@ -1,3 +1,4 @@
+import type { ProjectId } from "@emailsvc/contracts";
 import { once } from "node:events";
 import type { Writable } from "node:stream";
 import { findImportJob, rejectedImportRows } from "@emailsvc/db";
@@ -13,7 +14,7 @@ const PAGE = 1_000;
  */
 export async function writeErrorReport(
   deps: Pick<ImportDeps, "db">,
-  projectId: string,
+  projectId: ProjectId,
   jobId: string,
   out: Writable & { setHeader?(name: string, value: string): unknown },
 ): Promise<void> {

@@ -1,5 +1,6 @@
 import { EventEmitter } from "node:events";
 import type { Redis } from "ioredis";
+import { projectIdOf } from "@emailsvc/contracts";
 import { createLogger } from "@emailsvc/observability";
 import { createApiKeyCache } from "./api-key-cache";
 
@@ -19,7 +20,7 @@ describe("createApiKeyCache", () => {
       reads++;
       const snapshot = valid; // what the database read saw
       if (reads === 1) await new Promise<void>((r) => (release = r));
-      return snapshot ? { projectId: "p", keyId: "k" } : null;
+      return snapshot ? { projectId: projectIdOf("p"), keyId: "k" } : null;
     };
     const cache = createApiKeyCache(lookup, redis, createLogger({ service: "t", level: "silent" }));
     sub.emit("ready");

@@ -1,3 +1,4 @@
+import type { ProjectId } from "@emailsvc/contracts";
 import type { Redis } from "ioredis";
 import { LRUCache } from "lru-cache";
 import { hashApiKey } from "@emailsvc/db";
@@ -13,7 +14,7 @@ export const API_KEY_CACHE_TTL_MS = 10_000;
 export interface ApiKeyCache {
   lookup: ApiKeyLookup;
   /** After a key change: drops this replica's cached keys and tells every other replica to drop theirs. */
-  keysChanged(projectId: string): Promise<void>;
+  keysChanged(projectId: ProjectId): Promise<void>;
   /** Whether the subscription is up, so found keys are cached. */
   listening(): boolean;
   close(): void;

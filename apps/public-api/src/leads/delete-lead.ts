@@ -1,3 +1,4 @@
+import type { ProjectId } from "@emailsvc/contracts";
 import { type Db, withTransaction } from "@emailsvc/db";
 import { findLead } from "./lead-row";
 
@@ -7,7 +8,7 @@ import { findLead } from "./lead-row";
  * they are the project's sending log (quota, bounces, complaints) and carry only the address. A suppression
  * (bounce, complaint, unsubscribe) is kept too: it is what stops mail to the address if it is added again.
  */
-export async function deleteLead(db: Db, projectId: string, ref: string) {
+export async function deleteLead(db: Db, projectId: ProjectId, ref: string) {
   const lead = await findLead(db, projectId, ref);
   const events = await withTransaction(db.pool, async (c) => {
     const e = await c.query("DELETE FROM lead_events WHERE project_id = $1 AND lead_id = $2", [

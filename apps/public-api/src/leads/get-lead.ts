@@ -1,3 +1,4 @@
+import type { ProjectId } from "@emailsvc/contracts";
 import {
   type Db,
   type LeadRow,
@@ -9,7 +10,7 @@ import {
 import { findLead, leadView } from "./lead-row";
 
 /** The segments a lead is in now: its static memberships, and every dynamic segment whose filter it matches. */
-export async function segmentsOfLead(db: Db, projectId: string, leadId: string) {
+export async function segmentsOfLead(db: Db, projectId: ProjectId, leadId: string) {
   const { rows } = await db.pool.query<SegmentRow & { member: boolean }>(
     `SELECT ${SEGMENT_COLUMNS.split(", ")
       .map((c) => `s.${c}`)
@@ -36,7 +37,7 @@ export async function segmentsOfLead(db: Db, projectId: string, leadId: string) 
 }
 
 /** GET /v1/leads/:id: the lead with the segments it is in. */
-export async function getLead(db: Db, projectId: string, ref: string) {
+export async function getLead(db: Db, projectId: ProjectId, ref: string) {
   const row: LeadRow = await findLead(db, projectId, ref);
   return { ...leadView(row), segments: await segmentsOfLead(db, projectId, row.id) };
 }

@@ -1,6 +1,6 @@
 import type { Db } from "@emailsvc/db";
 import { AppError, ErrorCode } from "@emailsvc/http";
-import { LEAD_LIMITS } from "@emailsvc/contracts";
+import { LEAD_LIMITS, type ProjectId } from "@emailsvc/contracts";
 import { findLead } from "./lead-row";
 
 /**
@@ -9,7 +9,7 @@ import { findLead } from "./lead-row";
  */
 export async function mergeLeadAttributes(
   db: Db,
-  projectId: string,
+  projectId: ProjectId,
   ref: string,
   patch: Record<string, unknown>,
 ) {
@@ -33,7 +33,7 @@ export async function mergeLeadAttributes(
   return { success: true, email: lead.email, attributes: rows[0].attributes };
 }
 
-export async function getLeadAttributes(db: Db, projectId: string, ref: string) {
+export async function getLeadAttributes(db: Db, projectId: ProjectId, ref: string) {
   const lead = await findLead(db, projectId, ref);
   return { success: true, email: lead.email, attributes: lead.attributes };
 }

@@ -1,3 +1,4 @@
+import type { ProjectId } from "@emailsvc/contracts";
 import { type Db, findLeadRow, type LeadRow } from "@emailsvc/db";
 import { AppError, ErrorCode } from "@emailsvc/http";
 
@@ -28,7 +29,7 @@ export const MSG_LEAD_NOT_FOUND = "Lead not found";
  * The lead a path names in the key's project: `/v1/leads/:id` takes the lead's UUID, `/v1/leads/:email/…` its
  * email (anything with an `@`); both routes accept either. Another project's lead is not found, never shown.
  */
-export async function findLead(db: Db, projectId: string, ref: string): Promise<LeadRow> {
+export async function findLead(db: Db, projectId: ProjectId, ref: string): Promise<LeadRow> {
   const row = await findLeadRow(db, projectId, ref);
   if (!row) throw new AppError(ErrorCode.NOT_FOUND, MSG_LEAD_NOT_FOUND);
   return row;

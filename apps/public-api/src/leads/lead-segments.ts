@@ -1,3 +1,4 @@
+import type { ProjectId } from "@emailsvc/contracts";
 import type { Db } from "@emailsvc/db";
 import { AppError, ErrorCode } from "@emailsvc/http";
 import { findSegment } from "../segments/segment-row";
@@ -9,7 +10,7 @@ import { findLead } from "./lead-row";
  * a segment of the key's project (404 naming it otherwise); a dynamic segment's members follow its filter, so
  * adding to one is a 400. Answers the segments the lead is in now.
  */
-export async function addLeadToSegments(db: Db, projectId: string, ref: string, segmentIds: string[]) {
+export async function addLeadToSegments(db: Db, projectId: ProjectId, ref: string, segmentIds: string[]) {
   const lead = await findLead(db, projectId, ref);
   const { rows } = await db.pool.query<{ id: string; type: string }>(
     "SELECT id, type FROM segments WHERE project_id = $1 AND id = ANY($2::uuid[])",
@@ -34,7 +35,7 @@ export async function addLeadToSegments(db: Db, projectId: string, ref: string, 
 }
 
 /** DELETE /v1/leads/:id/segments/:segmentId: 404 when the lead is not a member of that static segment. */
-export async function removeLeadFromSegment(db: Db, projectId: string, ref: string, segmentId: string) {
+export async function removeLeadFromSegment(db: Db, projectId: ProjectId, ref: string, segmentId: string) {
   const lead = await findLead(db, projectId, ref);
   const segment = await findSegment(db, projectId, segmentId);
   if (segment.type !== "static")

@@ -1,4 +1,4 @@
-import { type ListLeadsQuery, normalizeLeadEmail } from "@emailsvc/contracts";
+import { type ListLeadsQuery, normalizeLeadEmail, type ProjectId } from "@emailsvc/contracts";
 import { type Db, LEAD_COLUMNS, type LeadRow, membershipSql, SqlParams } from "@emailsvc/db";
 import { listPage, pagination, type Total } from "../listing/pagination";
 import { findSegment } from "../segments/segment-row";
@@ -7,7 +7,7 @@ import { leadView } from "./lead-row";
 /** GET /v1/leads: newest first, filtered by email, tag, segment, subscription, attribute equality, creation time. */
 export async function listLeads(
   db: Db,
-  projectId: string,
+  projectId: ProjectId,
   q: ListLeadsQuery,
   attributes: Record<string, string>,
 ): Promise<{ body: unknown; total: Total }> {

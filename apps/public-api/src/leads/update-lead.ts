@@ -1,4 +1,4 @@
-import { type LeadUpdateInput, normalizeLeadEmail } from "@emailsvc/contracts";
+import { type LeadUpdateInput, normalizeLeadEmail, type ProjectId } from "@emailsvc/contracts";
 import { type Db, LEAD_COLUMNS, type LeadRow, SqlParams } from "@emailsvc/db";
 import { AppError, ErrorCode } from "@emailsvc/http";
 import { findLead, leadView } from "./lead-row";
@@ -7,7 +7,7 @@ import { findLead, leadView } from "./lead-row";
  * PUT /v1/leads/:id: each given field replaces the lead's (`attributes` and `tags` as a whole; null clears a name
  * or phone). A new email must not be another lead's in the project (409). Fields not given stay as they are.
  */
-export async function updateLead(db: Db, projectId: string, ref: string, input: LeadUpdateInput) {
+export async function updateLead(db: Db, projectId: ProjectId, ref: string, input: LeadUpdateInput) {
   const lead = await findLead(db, projectId, ref);
   const params = new SqlParams([projectId, lead.id]);
   const set = ["updated_at = now()"];

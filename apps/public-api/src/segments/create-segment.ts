@@ -1,11 +1,11 @@
-import type { CreateSegmentInput } from "@emailsvc/contracts";
+import type { CreateSegmentInput, ProjectId } from "@emailsvc/contracts";
 import { type Db, SEGMENT_COLUMNS, type SegmentRow, timeOrderedUuid } from "@emailsvc/db";
 import { AppError, ErrorCode } from "@emailsvc/http";
 
 /** Admin: a static segment (members added through POST /v1/leads/:id/segments) or a dynamic one (its filter). */
 export async function createSegment(
   db: Db,
-  projectId: string,
+  projectId: ProjectId,
   input: CreateSegmentInput,
 ): Promise<SegmentRow> {
   const { rows } = await db.pool.query<SegmentRow>(

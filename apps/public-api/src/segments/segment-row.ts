@@ -1,3 +1,4 @@
+import type { ProjectId } from "@emailsvc/contracts";
 import { type Db, findSegmentRow, type SegmentRow } from "@emailsvc/db";
 import { AppError, ErrorCode } from "@emailsvc/http";
 
@@ -15,7 +16,7 @@ export function segmentView(s: SegmentRow, memberCount?: number) {
   };
 }
 
-export async function findSegment(db: Db, projectId: string, id: string): Promise<SegmentRow> {
+export async function findSegment(db: Db, projectId: ProjectId, id: string): Promise<SegmentRow> {
   const row = await findSegmentRow(db, projectId, id);
   if (!row) throw new AppError(ErrorCode.NOT_FOUND, MSG_SEGMENT_NOT_FOUND);
   return row;

@@ -1,5 +1,13 @@
 import { randomUUID } from "node:crypto";
-import { AppError, ErrorCode, internalSendEmailBody, isUuid, missingFieldMessage } from "@emailsvc/contracts";
+import {
+  AppError,
+  ErrorCode,
+  internalSendEmailBody,
+  isUuid,
+  missingFieldMessage,
+  projectIdOf,
+  type ProjectId,
+} from "@emailsvc/contracts";
 import { renderDoubleBraces, renderTemplate } from "@emailsvc/content";
 import { timeOrderedUuid } from "@emailsvc/db";
 import { checkAttachments, checkAttachmentUrls, storeAttachments } from "./attachments/prepare-attachments";
@@ -28,13 +36,13 @@ export interface InternalSendContext {
   correlationId?: string;
 }
 
-async function resolveProject(deps: SendDeps, header: string | undefined): Promise<string | null> {
+async function resolveProject(deps: SendDeps, header: string | undefined): Promise<ProjectId | null> {
   if (header === undefined || header.trim() === "") return null;
   const id = header.trim();
   if (!isUuid(id)) throw new AppError(ErrorCode.VALIDATION, "x-project-id must be a project UUID");
   const { rowCount } = await deps.db.pool.query("SELECT 1 FROM projects WHERE id = $1", [id]);
   if (!rowCount) throw new AppError(ErrorCode.NOT_FOUND, "Project not found");
-  return id.toLowerCase();
+  return projectIdOf(id.toLowerCase());
 }
 
 /** `templateId` is a template UUID or, as a convenience, its per-project internal id. */
@@ -156,7 +164,7 @@ export async function internalSendEmail(
 /** Spec 4.5: `scheduled_at` + `timezone` (default: the project's default_timezone, else UTC); 400 names the field. */
 async function readSchedule(
   deps: SendDeps,
-  projectId: string | null,
+  projectId: ProjectId | null,
   scheduledAt: unknown,
   timezone: unknown,
 ): Promise<Schedule> {

@@ -1,4 +1,4 @@
-import { isUuid } from "@emailsvc/contracts";
+import { isUuid, type ProjectId } from "@emailsvc/contracts";
 import { Router } from "express";
 import {
   cancelScheduledSend,
@@ -29,7 +29,7 @@ export function scheduledSendsRouter(deps: { db: Db; lookupApiKey: ApiKeyLookup 
   const r = Router();
   const auth = apiKeyAuth(deps.lookupApiKey);
 
-  async function find(projectId: string, id: string): Promise<ScheduledSendRow> {
+  async function find(projectId: ProjectId, id: string): Promise<ScheduledSendRow> {
     const row = isUuid(id) ? await findScheduledSend(deps.db.pool, projectId, id) : null;
     if (!row) throw new AppError(ErrorCode.NOT_FOUND, "Scheduled send not found");
     return row;

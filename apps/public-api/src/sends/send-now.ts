@@ -6,6 +6,7 @@ import {
   Exchanges,
   makeEnvelope,
   RoutingKeys,
+  type ProjectId,
 } from "@emailsvc/contracts";
 import { cancelUnsentSends } from "@emailsvc/db";
 import { BrokerUnavailableError, RpcTimeoutError } from "@emailsvc/messaging";
@@ -28,7 +29,7 @@ const isFailure = (o: Outcome, failure: Failure): boolean => !o.ok && o.failure 
 
 async function callWorker(
   deps: SendDeps,
-  projectId: string | null,
+  projectId: ProjectId | null,
   activityId: string,
   correlationId?: string,
 ): Promise<Outcome> {
@@ -69,7 +70,7 @@ async function callWorker(
  */
 export async function sendNow(
   deps: SendDeps,
-  projectId: string | null,
+  projectId: ProjectId | null,
   accepted: { activities: readonly AcceptedActivity[]; period: string },
   correlationId?: string,
 ): Promise<{ providerMessageIds: string[] }> {

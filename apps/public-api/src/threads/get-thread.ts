@@ -1,4 +1,4 @@
-import { AppError, ErrorCode, isUuid } from "@emailsvc/contracts";
+import { AppError, ErrorCode, isUuid, type ProjectId } from "@emailsvc/contracts";
 import { type Db, findThread, findThreadSend, listThreadReplies } from "@emailsvc/db";
 import { threadView } from "./list-threads";
 
@@ -8,7 +8,7 @@ const NOT_FOUND = "Thread not found";
  * GET /v1/threads/:id: the thread (of the key's project only) with its messages oldest first: the original send
  * (`direction: outbound`) and every reply (`direction: inbound`) with its attachments.
  */
-export async function getThread(db: Db, projectId: string, id: string) {
+export async function getThread(db: Db, projectId: ProjectId, id: string) {
   if (!isUuid(id)) throw new AppError(ErrorCode.NOT_FOUND, NOT_FOUND);
   const t = await findThread(db, projectId, id);
   if (!t) throw new AppError(ErrorCode.NOT_FOUND, NOT_FOUND);

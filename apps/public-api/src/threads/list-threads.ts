@@ -1,4 +1,4 @@
-import type { ListThreadsQuery } from "@emailsvc/contracts";
+import type { ListThreadsQuery, ProjectId } from "@emailsvc/contracts";
 import { type Db, SqlParams, THREAD_COLUMNS, type ThreadRow } from "@emailsvc/db";
 import { listPage, pagination, type Total } from "../listing/pagination";
 
@@ -22,7 +22,7 @@ export function threadView(r: ThreadRow) {
 /** GET /v1/threads: the key's project only, newest activity first (index project_id, last_message_at, id). */
 export async function listThreads(
   db: Db,
-  projectId: string,
+  projectId: ProjectId,
   q: ListThreadsQuery,
 ): Promise<{ body: unknown; total: Total }> {
   const params = new SqlParams([projectId]);

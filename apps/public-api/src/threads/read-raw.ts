@@ -1,4 +1,4 @@
-import { AppError, ErrorCode, isUuid } from "@emailsvc/contracts";
+import { AppError, ErrorCode, isUuid, type ProjectId } from "@emailsvc/contracts";
 import { type Db, findInboundRaw } from "@emailsvc/db";
 
 /** Reads an object of the inbound bucket (where SES's S3 action stored the MIME). */
@@ -10,7 +10,7 @@ const NOT_FOUND = "Inbound message not found";
 export async function readInboundRaw(
   db: Db,
   read: InboundMimeReader,
-  projectId: string,
+  projectId: ProjectId,
   id: string,
 ): Promise<Buffer> {
   if (!isUuid(id)) throw new AppError(ErrorCode.NOT_FOUND, NOT_FOUND);
