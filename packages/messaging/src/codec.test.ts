@@ -1,10 +1,10 @@
-import { makeEnvelope } from "@emailsvc/contracts";
+import { makeEnvelope, projectIdOf } from "@emailsvc/contracts";
 import { attemptOf, decodeEnvelope } from "./codec";
 
 const body = (v: unknown) => ({ content: Buffer.from(typeof v === "string" ? v : JSON.stringify(v)) });
 const env = makeEnvelope(
   "email.sent",
-  { activityId: "a1", projectId: "6f1c1f0e-8a34-4c1e-9f57-2d1f5f7b1a10" },
+  { activityId: "a1", projectId: projectIdOf("6f1c1f0e-8a34-4c1e-9f57-2d1f5f7b1a10") },
   { projectId: null },
 );
 

@@ -8,11 +8,12 @@ import {
   parkingQueueName,
   retryQueueName,
   type Envelope,
+  projectIdOf,
 } from "@emailsvc/contracts";
 import { DeferredError, PermanentError, RetryableError, type Broker, type MessageContext } from "../src";
 import { TEST_RETRY, inspector, makeBroker, rabbitctl, sleep, testTopology, vhost, waitFor } from "./helpers";
 
-const projectId = randomUUID();
+const projectId = projectIdOf(randomUUID());
 let broker: Broker;
 let look: Awaited<ReturnType<typeof inspector>>;
 

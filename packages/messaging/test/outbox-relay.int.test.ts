@@ -1,13 +1,13 @@
 // Real: PostgreSQL (DATABASE_URL) holding the outbox rows, RabbitMQ (own vhost). The store is a small in-test
 // implementation of OutboxStore (same contract as @emailsvc/db's): lock rows, publish, mark, in one transaction.
 import { randomUUID } from "node:crypto";
-import { Exchanges, Queues, RoutingKeys, makeEnvelope } from "@emailsvc/contracts";
+import { Exchanges, Queues, RoutingKeys, makeEnvelope, projectIdOf } from "@emailsvc/contracts";
 import { Pool } from "pg";
 import { startOutboxRelay, type Broker, type OutboxRecord, type OutboxStore } from "../src";
 import { makeBroker, sleep, waitFor } from "./helpers";
 
 const TABLE = "messaging_test_outbox";
-const projectId = randomUUID();
+const projectId = projectIdOf(randomUUID());
 let pool: Pool;
 let broker: Broker;
 

@@ -8,11 +8,12 @@ import {
   RoutingKeys,
   type Envelope,
   type MessageType,
+  projectIdOf,
 } from "@emailsvc/contracts";
 import { defineConsumer, type Broker, type QueueHandlers, type TypedEnvelope } from "../src";
 import { inspector, makeBroker, sleep, waitFor } from "./helpers";
 
-const projectId = randomUUID();
+const projectId = projectIdOf(randomUUID());
 const queue = Queues.webhookDispatcherEvents;
 const parking = parkingQueueName(queue);
 let broker: Broker;

@@ -1,6 +1,13 @@
 // Real: RabbitMQ (own vhost), direct reply-to. Faked: the send-worker's work (a handler returning a status).
 import { randomUUID } from "node:crypto";
-import { Exchanges, Queues, RoutingKeys, makeEnvelope, type EmailSendRpcReply } from "@emailsvc/contracts";
+import {
+  Exchanges,
+  Queues,
+  RoutingKeys,
+  makeEnvelope,
+  type EmailSendRpcReply,
+  projectIdOf,
+} from "@emailsvc/contracts";
 import {
   BrokerUnavailableError,
   RpcNoRouteError,
@@ -11,7 +18,7 @@ import {
 } from "../src";
 import { makeBroker } from "./helpers";
 
-const projectId = randomUUID();
+const projectId = projectIdOf(randomUUID());
 let server: Broker;
 let client: Broker;
 let serving: ConsumerHandle | undefined;
