@@ -6,7 +6,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { Exchanges, makeEnvelope } from "@emailsvc/contracts";
+import { Exchanges, makeEnvelope, type ProjectId } from "@emailsvc/contracts";
 import { createDb, createProject } from "@emailsvc/db";
 import { allowAnyAddress } from "@emailsvc/http";
 import { createBroker } from "@emailsvc/messaging";
@@ -111,7 +111,7 @@ async function activities(projectId: string, n: number): Promise<string[]> {
   return ids;
 }
 
-const publish = (projectId: string, activityId: string) => {
+const publish = (projectId: ProjectId, activityId: string) => {
   const envelope = makeEnvelope(
     "email.delivered",
     { activityId, projectId, isTest: false, occurredAt: "2026-11-25T10:00:00.000Z" },

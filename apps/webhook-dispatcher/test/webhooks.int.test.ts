@@ -1,7 +1,7 @@
 /** Real PostgreSQL (own database) and RabbitMQ (own vhost, real TTL retry queues); local HTTP receivers. */
 import { createHmac, randomBytes, randomUUID } from "node:crypto";
 import http from "node:http";
-import { Exchanges, makeEnvelope, RoutingKeys } from "@emailsvc/contracts";
+import { Exchanges, makeEnvelope, RoutingKeys, type ProjectId } from "@emailsvc/contracts";
 import { createDb, createProject } from "@emailsvc/db";
 import { allowAnyAddress, guardedAgent, isPublicUnicast } from "@emailsvc/http";
 import { createBroker } from "@emailsvc/messaging";
@@ -78,7 +78,7 @@ async function activityFor(projectId: string, isTest: boolean) {
 
 const publish = (
   type: "email.delivered" | "email.bounced",
-  projectId: string,
+  projectId: ProjectId,
   activityId: string,
   isTest: boolean,
   details?: Record<string, unknown>,

@@ -1,4 +1,4 @@
-import { AppError, ErrorCode } from "@emailsvc/contracts";
+import { AppError, ErrorCode, type ProjectId } from "@emailsvc/contracts";
 import {
   storeEmailStatus,
   type EmailIdentityRow,
@@ -15,7 +15,7 @@ import { requireEmailIdentity } from "./find-email-identity";
  */
 export async function checkEmailVerification(
   deps: Pick<DomainDeps, "db" | "provider">,
-  projectId: string,
+  projectId: ProjectId,
   email: string,
 ): Promise<{
   identity: EmailIdentityRow;

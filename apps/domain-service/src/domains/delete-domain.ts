@@ -1,4 +1,4 @@
-import { AppError, ErrorCode } from "@emailsvc/contracts";
+import { AppError, ErrorCode, type ProjectId } from "@emailsvc/contracts";
 import { markDomainDeleted, type DomainRow } from "../repos/domains.repo";
 import type { DomainDeps } from "./domain-deps";
 import { findDomain } from "./find-domain";
@@ -9,7 +9,7 @@ import { findDomain } from "./find-domain";
  */
 export async function deleteDomain(
   deps: Pick<DomainDeps, "db" | "provider">,
-  projectId: string,
+  projectId: ProjectId,
   param: string,
 ): Promise<DomainRow> {
   const domain = await findDomain(deps.db, projectId, param);

@@ -1,4 +1,4 @@
-import { AppError, ErrorCode } from "@emailsvc/contracts";
+import { AppError, ErrorCode, type ProjectId } from "@emailsvc/contracts";
 import { deleteEmailIdentityRows } from "../repos/email-identities.repo";
 import type { DomainDeps } from "./domain-deps";
 import { requireEmailIdentity } from "./find-email-identity";
@@ -9,7 +9,7 @@ import { requireEmailIdentity } from "./find-email-identity";
  */
 export async function deleteEmailIdentity(
   deps: Pick<DomainDeps, "db" | "provider">,
-  projectId: string,
+  projectId: ProjectId,
   email: string,
 ): Promise<void> {
   await requireEmailIdentity(deps.db, projectId, email);

@@ -1,5 +1,5 @@
 import type { Db } from "@emailsvc/db";
-import { AppError, ErrorCode } from "@emailsvc/contracts";
+import { AppError, ErrorCode, type ProjectId } from "@emailsvc/contracts";
 import {
   findEmailIdentity,
   type EmailIdentityRow,
@@ -9,7 +9,7 @@ import {
 /** The project's identity for `email` with its sender profile; 404 when the project has not registered it. */
 export async function requireEmailIdentity(
   db: Db,
-  projectId: string,
+  projectId: ProjectId,
   email: string,
 ): Promise<{ identity: EmailIdentityRow; profile: SenderProfileRow | null }> {
   const found = await findEmailIdentity(db, projectId, email);

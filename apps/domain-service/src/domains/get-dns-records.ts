@@ -1,3 +1,4 @@
+import type { ProjectId } from "@emailsvc/contracts";
 import type { Db } from "@emailsvc/db";
 import { listDnsRecords, type DomainRow, type StoredDnsRecord } from "../repos/domains.repo";
 import { findDomain } from "./find-domain";
@@ -5,7 +6,7 @@ import { findDomain } from "./find-domain";
 /** GET /domains/:domain/dns-records: the records given at registration, with what verification found. */
 export async function getDnsRecords(
   db: Db,
-  projectId: string,
+  projectId: ProjectId,
   param: string,
 ): Promise<{ domain: DomainRow; records: StoredDnsRecord[] }> {
   const domain = await findDomain(db, projectId, param);

@@ -1,3 +1,4 @@
+import type { ProjectId } from "@emailsvc/contracts";
 import type { Db } from "@emailsvc/db";
 import {
   findDomainSender,
@@ -11,7 +12,7 @@ import { findDomain } from "./find-domain";
 /** GET /domains/:domain/status: the domain as last verified, its records and its current sender. */
 export async function getDomainStatus(
   db: Db,
-  projectId: string,
+  projectId: ProjectId,
   param: string,
 ): Promise<{ domain: DomainRow; records: StoredDnsRecord[]; sender: DomainSenderRow | null }> {
   const domain = await findDomain(db, projectId, param);

@@ -1,3 +1,4 @@
+import type { ProjectId } from "@emailsvc/contracts";
 import type { Db } from "@emailsvc/db";
 import { findDomainSender, type DomainRow, type DomainSenderRow } from "../repos/domains.repo";
 import { findDomain } from "./find-domain";
@@ -5,7 +6,7 @@ import { findDomain } from "./find-domain";
 /** GET /domains?domain=: the project's domain and its current sender. */
 export async function getDomain(
   db: Db,
-  projectId: string,
+  projectId: ProjectId,
   param: string,
 ): Promise<{ domain: DomainRow; sender: DomainSenderRow | null }> {
   const domain = await findDomain(db, projectId, param);

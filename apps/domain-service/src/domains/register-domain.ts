@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { AppError, ErrorCode } from "@emailsvc/contracts";
+import { AppError, ErrorCode, type ProjectId } from "@emailsvc/contracts";
 import { buildDnsRecords, type DnsRecordSpec } from "../domain/dns-records";
 import { MAIL_FROM_LABEL, type DomainName } from "../domain/domain-name";
 import { domainOwnership, insertDomain } from "../repos/domains.repo";
@@ -20,7 +20,7 @@ export interface RegisterDomainInput {
  */
 export async function registerDomain(
   deps: Pick<DomainDeps, "db" | "provider" | "logger">,
-  projectId: string,
+  projectId: ProjectId,
   input: RegisterDomainInput,
 ): Promise<DnsRecordSpec[]> {
   const { db, provider } = deps;

@@ -1,4 +1,4 @@
-import { AppError, ErrorCode } from "@emailsvc/contracts";
+import { AppError, ErrorCode, type ProjectId } from "@emailsvc/contracts";
 import { markEmailPending, storeEmailStatus } from "../repos/email-identities.repo";
 import { isProviderNotFound } from "../use-cases/provider-port";
 import type { DomainDeps } from "./domain-deps";
@@ -11,7 +11,7 @@ import { requireEmailIdentity } from "./find-email-identity";
  */
 export async function resendEmailVerification(
   deps: Pick<DomainDeps, "db" | "provider">,
-  projectId: string,
+  projectId: ProjectId,
   email: string,
 ): Promise<void> {
   const { db, provider } = deps;

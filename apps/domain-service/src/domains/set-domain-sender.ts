@@ -1,5 +1,5 @@
 import type { Db } from "@emailsvc/db";
-import { AppError, ErrorCode } from "@emailsvc/contracts";
+import { AppError, ErrorCode, type ProjectId } from "@emailsvc/contracts";
 import { canSend } from "../domain/dns-records";
 import { senderOnDomain } from "../domain/domain-name";
 import { replaceDomainSender, type DomainRow } from "../repos/domains.repo";
@@ -19,7 +19,7 @@ export interface SetDomainSenderInput {
  */
 export async function setDomainSender(
   db: Db,
-  projectId: string,
+  projectId: ProjectId,
   param: string,
   input: SetDomainSenderInput,
 ): Promise<{ domain: DomainRow; senderEmail: string }> {

@@ -1,4 +1,4 @@
-import { AppError, ErrorCode } from "@emailsvc/contracts";
+import { AppError, ErrorCode, type ProjectId } from "@emailsvc/contracts";
 import {
   emailOwnership,
   insertEmailIdentity,
@@ -20,7 +20,7 @@ export interface StartEmailVerificationInput {
  */
 export async function startEmailVerification(
   deps: Pick<DomainDeps, "db" | "provider">,
-  projectId: string,
+  projectId: ProjectId,
   input: StartEmailVerificationInput,
 ): Promise<{ identity: EmailIdentityRow; profile: SenderProfileRow }> {
   const { email } = input;

@@ -1,4 +1,4 @@
-import { AppError, ErrorCode } from "@emailsvc/contracts";
+import { AppError, ErrorCode, type ProjectId } from "@emailsvc/contracts";
 import { domainStatus } from "../domain/dns-records";
 import { recordDomainVerification, type DomainRow } from "../repos/domains.repo";
 import { dmarcPublished } from "../use-cases/dns-check";
@@ -24,7 +24,7 @@ const recordState = (ok: boolean, providerStatus: string) =>
  */
 export async function verifyDomain(
   deps: Pick<DomainDeps, "db" | "provider" | "resolveTxt">,
-  projectId: string,
+  projectId: ProjectId,
   param: string,
 ): Promise<DomainVerificationResult> {
   const domain = await findDomain(deps.db, projectId, param);

@@ -1,3 +1,4 @@
+import type { ProjectId } from "@emailsvc/contracts";
 import { withTransaction, type Db } from "@emailsvc/db";
 import type { DnsRecordSpec } from "../domain/dns-records";
 
@@ -36,10 +37,10 @@ export interface DomainSenderRow {
  */
 export async function domainOwnership(
   db: Db,
-  projectId: string,
+  projectId: ProjectId,
   asciiDomain: string,
 ): Promise<"this-project" | "another-project" | "free"> {
-  const owners = await db.pool.query<{ project_id: string }>(
+  const owners = await db.pool.query<{ project_id: ProjectId }>(
     "SELECT project_id FROM domain_identities WHERE active_domain = $1",
     [asciiDomain],
   );
@@ -50,7 +51,7 @@ export async function domainOwnership(
 /** The project's active domain named `asciiDomain`, or null. */
 export async function findActiveDomain(
   db: Db,
-  projectId: string,
+  projectId: ProjectId,
   asciiDomain: string,
 ): Promise<DomainRow | null> {
   const r = await db.pool.query<DomainRow>(
@@ -63,7 +64,7 @@ export async function findActiveDomain(
 /** The domain's current sender: its most recently updated active sender profile. */
 export async function findDomainSender(
   db: Db,
-  projectId: string,
+  projectId: ProjectId,
   domainId: string,
 ): Promise<DomainSenderRow | null> {
   const r = await db.pool.query<DomainSenderRow>(
@@ -76,7 +77,7 @@ export async function findDomainSender(
 /** The domain's DNS records in the order they were given to the client. */
 export async function listDnsRecords(
   db: Db,
-  projectId: string,
+  projectId: ProjectId,
   domainId: string,
 ): Promise<StoredDnsRecord[]> {
   const r = await db.pool.query<StoredDnsRecord>(
@@ -106,7 +107,7 @@ export interface NewDomain {
  */
 export async function insertDomain(
   db: Db,
-  projectId: string,
+  projectId: ProjectId,
   d: NewDomain,
 ): Promise<"inserted" | "another-project" | "this-project"> {
   try {
@@ -179,7 +180,7 @@ export interface DomainVerification {
 /** Records a verification on the domain, its DNS records and its sender profiles, in one transaction. */
 export async function recordDomainVerification(
   db: Db,
-  projectId: string,
+  projectId: ProjectId,
   domainId: string,
   v: DomainVerification,
 ): Promise<void> {
@@ -211,7 +212,7 @@ export async function recordDomainVerification(
 }
 
 /** Marks the domain deleted (its name free again) and deactivates its sender profiles (spec 3). */
-export async function markDomainDeleted(db: Db, projectId: string, domainId: string): Promise<void> {
+export async function markDomainDeleted(db: Db, projectId: ProjectId, domainId: string): Promise<void> {
   await withTransaction(db.pool, async (c) => {
     await c.query(
       "UPDATE domain_identities SET deleted_at = now(), active_domain = NULL, updated_at = now() WHERE project_id = $1 AND id = $2",
@@ -237,7 +238,7 @@ const RELEASE_DOMAIN_PROFILES = `UPDATE sender_profiles SET active = email_verif
 /** Makes `sender` the domain's one active sender profile (the others released), in one transaction. */
 export async function replaceDomainSender(
   db: Db,
-  projectId: string,
+  projectId: ProjectId,
   domainId: string,
   sender: { name: string; email: string; replyEmail: string | null; domainAuthenticated: boolean },
 ): Promise<void> {

@@ -1,3 +1,4 @@
+import type { ProjectId } from "@emailsvc/contracts";
 import { withTransaction, type Db } from "@emailsvc/db";
 
 /** A row of email_identities (single-address verification, spec 4.10). */
@@ -25,10 +26,10 @@ export type EmailVerificationStatus = "verified" | "failed" | "pending";
  */
 export async function emailOwnership(
   db: Db,
-  projectId: string,
+  projectId: ProjectId,
   email: string,
 ): Promise<"this-project" | "another-project" | "free"> {
-  const owners = await db.pool.query<{ project_id: string }>(
+  const owners = await db.pool.query<{ project_id: ProjectId }>(
     "SELECT project_id FROM email_identities WHERE sender_email = $1",
     [email],
   );
@@ -39,7 +40,7 @@ export async function emailOwnership(
 /** The project's identity for `email` with its sender profile (which may be gone), or null. */
 export async function findEmailIdentity(
   db: Db,
-  projectId: string,
+  projectId: ProjectId,
   email: string,
 ): Promise<{ identity: EmailIdentityRow; profile: SenderProfileRow | null } | null> {
   const r = await db.pool.query<EmailIdentityRow>(
@@ -62,7 +63,7 @@ export async function findEmailIdentity(
  */
 export async function insertEmailIdentity(
   db: Db,
-  projectId: string,
+  projectId: ProjectId,
   e: { email: string; senderName: string; externalKey: string | null },
 ): Promise<{ identity: EmailIdentityRow; profile: SenderProfileRow } | "another-project"> {
   return withTransaction(db.pool, async (c) => {
@@ -90,7 +91,7 @@ export async function insertEmailIdentity(
 /** What the provider says of the address, stored on its identity and its sender profile together. */
 export async function storeEmailStatus(
   db: Db,
-  projectId: string,
+  projectId: ProjectId,
   email: string,
   status: EmailVerificationStatus,
 ): Promise<SenderProfileRow | null> {
@@ -108,7 +109,7 @@ export async function storeEmailStatus(
 }
 
 /** The identity waits for its (new) verification mail again; its profile is left as it is. */
-export async function markEmailPending(db: Db, projectId: string, email: string): Promise<void> {
+export async function markEmailPending(db: Db, projectId: ProjectId, email: string): Promise<void> {
   await db.pool.query(
     "UPDATE email_identities SET verification_status = 'pending', updated_at = now() WHERE project_id = $1 AND sender_email = $2",
     [projectId, email],
@@ -119,7 +120,7 @@ export async function markEmailPending(db: Db, projectId: string, email: string)
  * Removes the identity and its sender profile, in one transaction. A profile that also belongs to a domain is
  * kept, with only its single-address verification withdrawn.
  */
-export async function deleteEmailIdentityRows(db: Db, projectId: string, email: string): Promise<void> {
+export async function deleteEmailIdentityRows(db: Db, projectId: ProjectId, email: string): Promise<void> {
   await withTransaction(db.pool, async (c) => {
     await c.query("DELETE FROM email_identities WHERE project_id = $1 AND sender_email = $2", [
       projectId,

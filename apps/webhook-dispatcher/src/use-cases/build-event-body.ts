@@ -1,9 +1,10 @@
+import type { ProjectId } from "@emailsvc/contracts";
 import type { EventSource } from "@emailsvc/db";
 import { renderDoubleBraces, renderTemplate } from "@emailsvc/content";
 
 export interface EventPayload {
   activityId: string;
-  projectId: string;
+  projectId: ProjectId;
   isTest?: boolean;
   occurredAt?: string;
   providerMessageId?: string;
@@ -14,7 +15,7 @@ export interface EventPayload {
 /** The activity, message and project facts a client webhook is built from (one row, see deliver-webhook). */
 
 export interface BuiltEvent {
-  projectId: string;
+  projectId: ProjectId;
   isTest: boolean;
   url: string | null;
   body: string;

@@ -1,5 +1,5 @@
 import { type Dispatcher, request } from "undici";
-import { isUuid } from "@emailsvc/contracts";
+import { isUuid, type ProjectId } from "@emailsvc/contracts";
 import {
   decryptSecret,
   type Db,
@@ -83,7 +83,7 @@ export type { DeliveryKind };
 /** What an email.inbound names. */
 export interface InboundPayload {
   inboundEmailId: string;
-  projectId: string;
+  projectId: ProjectId;
   isTest?: boolean;
 }
 

@@ -1,3 +1,4 @@
+import type { ProjectId } from "@emailsvc/contracts";
 /**
  * Keeps a receiver that is down (or failing) from costing an attempt per event per retry. Without it, every event
  * of a project whose receiver refuses connections, times out or answers 5xx made its five attempts, each an HTTP
@@ -29,7 +30,7 @@ export interface FailingReceivers {
    * the destination is failing and this event must wait: a probe is in flight or not yet due.
    */
   admit(
-    projectId: string,
+    projectId: ProjectId,
     isTest: boolean,
     kind?: "outbound" | "inbound",
   ): ((outcome: AttemptOutcome) => void) | null;
@@ -43,7 +44,7 @@ export interface FailingReceiversOptions {
   /** Waits before each probe after a failed one: the n-th failed probe in a row waits the n-th (the last repeats). */
   probeMs: readonly number[];
   /** Called when a destination turns failing (true) or recovers (false); errors are the callee's to handle. */
-  onChange?: (projectId: string, isTest: boolean, failing: boolean, kind: "outbound" | "inbound") => void;
+  onChange?: (projectId: ProjectId, isTest: boolean, failing: boolean, kind: "outbound" | "inbound") => void;
 }
 
 interface Destination {

@@ -1,3 +1,4 @@
+import type { ProjectId } from "@emailsvc/contracts";
 import type { Db } from "@emailsvc/db";
 import type { Logger, Metrics } from "@emailsvc/observability";
 
@@ -13,7 +14,7 @@ export function recordReceiverState(db: Db, logger: Logger, metrics: Metrics) {
     ["state"],
   );
   return (
-    projectId: string,
+    projectId: ProjectId,
     isTest: boolean,
     failing: boolean,
     kind: "outbound" | "inbound" = "outbound",

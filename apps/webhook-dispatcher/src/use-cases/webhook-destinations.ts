@@ -1,3 +1,4 @@
+import type { ProjectId } from "@emailsvc/contracts";
 import type { Db } from "@emailsvc/db";
 
 export interface WebhookDestinations {
@@ -5,7 +6,7 @@ export interface WebhookDestinations {
    * The URL an event of this project and mode goes to; null when the project has none for the mode. `inbound`:
    * the reply URLs (inbound_webhook_url, inbound_webhook_url_dev) instead of the event URLs.
    */
-  urlFor(projectId: string, isTest: boolean, kind?: "outbound" | "inbound"): Promise<string | null>;
+  urlFor(projectId: ProjectId, isTest: boolean, kind?: "outbound" | "inbound"): Promise<string | null>;
 }
 
 /**
@@ -17,7 +18,7 @@ export interface WebhookDestinations {
 export function createWebhookDestinations(db: Db, ttlMs: number): WebhookDestinations {
   type Urls = { live: string | null; dev: string | null; inLive: string | null; inDev: string | null };
   const cache = new Map<string, { at: number; urls: Promise<Urls> }>();
-  const load = async (projectId: string): Promise<Urls> => {
+  const load = async (projectId: ProjectId): Promise<Urls> => {
     const { rows } = await db.pool.query<{
       webhook_url: string | null;
       webhook_url_dev: string | null;
