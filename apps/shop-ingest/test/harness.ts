@@ -3,6 +3,7 @@
  * (through supertest), the outbox relay, the three topic consumers, and abandoned-cart loops the tests tick.
  * For the SIGKILL test, `spawnShopIngest` runs the real main.ts as a child process.
  */
+import type { ProjectId } from "@emailsvc/contracts";
 import type { ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
@@ -46,9 +47,9 @@ export interface Harness {
   app: Express;
   /** A loop of its own, as another replica's would be (the tests call tick()). */
   loop(): ReturnType<typeof startAbandonedCartLoop>;
-  makeProject(): Promise<TestProject>;
+  makeProject(): Promise<TestProject<ProjectId>>;
   connect(
-    projectId: string,
+    projectId: ProjectId,
     domain: string,
     settings?: ShopSettings & { secret?: string | null },
   ): Promise<string>;

@@ -1,6 +1,7 @@
 // Shop webhooks (spec 4.9 /webhooks/shop/:topic, issue 27). Real: PostgreSQL, RabbitMQ (outbox relay and the three
 // topic consumers), the shared send model for abandoned-cart emails. Payloads are the platform's own resources
 // from ../shared/corpus/shop, read at test time.
+import type { ProjectId } from "@emailsvc/contracts";
 import request from "supertest";
 import { campaignStats, rotateShopSecret, updateShop } from "@emailsvc/db";
 import { type TestProject, waitFor } from "@emailsvc/testing";
@@ -8,7 +9,7 @@ import { signShopBody } from "../src/webhooks/verify-shop-hmac";
 import { corpus, ENCRYPTION_KEY, type Harness, startHarness } from "./harness";
 
 let h: Harness;
-let p: TestProject;
+let p: TestProject<ProjectId>;
 const run = Date.now().toString(36);
 let seq = 0;
 const uniq = (tag: string) => `${tag}-${run}-${++seq}`;

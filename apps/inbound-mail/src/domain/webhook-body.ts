@@ -1,3 +1,4 @@
+import type { ProjectId } from "@emailsvc/contracts";
 import type { Verdicts } from "./ses-received";
 import type { InboundKind } from "./classify";
 import type { Address } from "./parse-mime";
@@ -12,7 +13,7 @@ export interface WebhookAttachment {
 
 export interface InboundWebhookInput {
   inboundId: string;
-  projectId: string;
+  projectId: ProjectId;
   isTest: boolean;
   threadId: string;
   messageId: string | null;
@@ -26,7 +27,7 @@ export interface InboundWebhookInput {
   html: string;
   date: Date | null;
   attachments: WebhookAttachment[];
-  returnPathParsed: { project_id: string; activity_id: string } | null;
+  returnPathParsed: { project_id: ProjectId; activity_id: string } | null;
   original: {
     messageId: string | null;
     activityId: string | null;

@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
-import { Exchanges, makeEnvelope, RoutingKeys } from "@emailsvc/contracts";
+import { Exchanges, makeEnvelope, RoutingKeys, type ProjectId } from "@emailsvc/contracts";
 import { type Db, OUTBOX_INSERT } from "@emailsvc/db";
 
 export interface NewThread {
-  projectId: string;
+  projectId: ProjectId;
   activityId: string | null;
   emailMessageId: string | null;
   campaignId: string | null;
@@ -25,7 +25,7 @@ export interface NewAttachment {
 
 export interface NewInboundMessage {
   id: string;
-  projectId: string | null;
+  projectId: ProjectId | null;
   activityId: string | null;
   isTest: boolean;
   dedupeKey: string;

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { Exchanges, makeEnvelope, RoutingKeys } from "@emailsvc/contracts";
+import { Exchanges, makeEnvelope, RoutingKeys, type ProjectId } from "@emailsvc/contracts";
 import { type Db, OUTBOX_INSERT } from "@emailsvc/db";
 import type { ReceivedNotification } from "../domain/ses-received";
 
@@ -70,13 +70,13 @@ export async function notificationOutcome(
 ): Promise<{
   status: string;
   sesMessageId: string;
-  projectId: string | null;
+  projectId: ProjectId | null;
   threadId: string | null;
 } | null> {
   const { rows } = await db.pool.query<{
     status: string;
     ses_message_id: string;
-    project_id: string | null;
+    project_id: ProjectId | null;
     thread_id: string | null;
   }>(
     `SELECT n.status, n.ses_message_id, m.project_id, m.thread_id

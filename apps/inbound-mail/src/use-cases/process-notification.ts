@@ -1,3 +1,4 @@
+import type { ProjectId } from "@emailsvc/contracts";
 import { randomUUID } from "node:crypto";
 import type { Db, ResolveRepo } from "@emailsvc/db";
 import type { Logger, Metrics } from "@emailsvc/observability";
@@ -50,7 +51,7 @@ export type ProcessOutcome =
 const lower = (s: string) => s.trim().toLowerCase();
 
 /** Where an attachment goes: under the project (or `unmatched`) and the message. */
-const attachmentKey = (projectId: string | null, messageId: string, position: number, name: string) =>
+const attachmentKey = (projectId: ProjectId | null, messageId: string, position: number, name: string) =>
   `attachments/${projectId ?? "unmatched"}/${messageId}/${position}-${name}`;
 
 /**

@@ -1,4 +1,4 @@
-import { parseReplyAddress } from "@emailsvc/contracts";
+import { parseReplyAddress, type ProjectId, projectIdOf } from "@emailsvc/contracts";
 import type { ParsedReply } from "../domain/parse-mime";
 import type { OutboundSend, ResolveRepo } from "@emailsvc/db";
 
@@ -6,7 +6,7 @@ export type MatchedBy = "token" | "legacy" | "in_reply_to" | "references" | "sub
 
 export interface Resolution {
   /** null: unmatched (kept, never forwarded) */
-  projectId: string | null;
+  projectId: ProjectId | null;
   matchedBy: MatchedBy | null;
   /** the original send (every rule but a subject match on a thread without one) */
   send: OutboundSend | null;
@@ -14,7 +14,7 @@ export interface Resolution {
   threadId: string | null;
   /** our address that resolved it (token or legacy), for `recipient` and `to` */
   recipient: string | null;
-  returnPathParsed: { project_id: string; activity_id: string } | null;
+  returnPathParsed: { project_id: ProjectId; activity_id: string } | null;
   /** a sender outside the thread's participants whose DMARC check failed */
   suspicious: boolean;
 }
@@ -46,12 +46,14 @@ export async function resolveThread(repo: ResolveRepo, input: ResolveInput): Pro
   const { parsed } = input;
   const addresses = [...input.recipients, ...parsed.to.map((a) => a.email), ...parsed.cc.map((a) => a.email)];
   const tokens: { token: string; address: string }[] = [];
-  const legacy: { projectId: string; activityId: string; address: string }[] = [];
+  const legacy: { projectId: ProjectId; activityId: string; address: string }[] = [];
   for (const address of addresses) {
     const r = parseReplyAddress(address.trim(), input.inboundDomain);
     if (r?.form === "token" && !tokens.some((t) => t.token === r.token))
       tokens.push({ token: r.token, address: lower(address) });
-    if (r?.form === "legacy") legacy.push({ ...r, address: lower(address) });
+    // A legacy address names its project; byLegacy finds a send only where that project and activity match.
+    if (r?.form === "legacy")
+      legacy.push({ ...r, projectId: projectIdOf(r.projectId), address: lower(address) });
   }
   const sender = parsed.from ? lower(parsed.from.email) : "";
   const base = { threadId: null, returnPathParsed: null };

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { domainToUnicode } from "node:url";
-import { isUuid, makeEnvelope } from "@emailsvc/contracts";
+import { isUuid, makeEnvelope, projectIdOf } from "@emailsvc/contracts";
 import {
   ACTIVITY_TRANSITIONS,
   applyNotificationRows,
@@ -69,7 +69,7 @@ function toRow({ snsMessageId, event }: ProviderNotification): NotificationRow |
         map.clientEvent,
         {
           activityId: "",
-          projectId: "",
+          projectId: projectIdOf(""),
           isTest: false,
           occurredAt: at.toISOString(),
           eventRecordId,

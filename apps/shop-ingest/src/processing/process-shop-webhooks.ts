@@ -6,6 +6,7 @@ import {
   toMinorUnits,
   type ShopLineItem,
   type ShopTopic,
+  type ProjectId,
 } from "@emailsvc/contracts";
 import {
   type Applied,
@@ -27,7 +28,7 @@ export type ProcessOutcome = "processed" | "already-processed" | "missing";
 
 /** A queued message: which stored delivery to apply. */
 export interface DeliveryRef {
-  projectId: string;
+  projectId: ProjectId;
   webhookEventId: string;
 }
 
@@ -74,7 +75,7 @@ async function trackBuyers(
   }[],
 ): Promise<(string | null)[]> {
   const leads = new Array<string | null>(items.length).fill(null);
-  const byProject = new Map<string, number[]>();
+  const byProject = new Map<ProjectId, number[]>();
   items.forEach((it, i) => {
     if (!it.email) return;
     const list = byProject.get(it.ev.project_id);

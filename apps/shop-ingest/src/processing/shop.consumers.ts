@@ -1,4 +1,4 @@
-import { Queues, RoutingKeys, type ShopTopic } from "@emailsvc/contracts";
+import { Queues, RoutingKeys, type ShopTopic, type ProjectId } from "@emailsvc/contracts";
 import { createBatcher, type Db } from "@emailsvc/db";
 import { defineConsumer, PermanentError } from "@emailsvc/messaging";
 import type { Logger } from "@emailsvc/observability";
@@ -26,7 +26,7 @@ function handler(deps: Deps, topic: ShopTopic) {
     maxInFlight: 2,
     gatherTurn: true,
   });
-  return async (envelope: { projectId: string | null; payload: { webhookEventId: string } }) => {
+  return async (envelope: { projectId: ProjectId | null; payload: { webhookEventId: string } }) => {
     if (!envelope.projectId) throw new PermanentError(`a ${topic} delivery without its project`);
     const outcome = await batcher.submit({
       projectId: envelope.projectId,
