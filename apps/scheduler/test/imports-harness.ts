@@ -1,7 +1,7 @@
 // What the import tests share: s3rver with the imports bucket, the package's migrated PostgreSQL, a project, and
 // a job staged as public-api's upload leaves it (file in S3, header and mapping recorded, options set, triggered).
 import { randomUUID } from "node:crypto";
-import { type ImportOptions, DEFAULT_IMPORT_OPTIONS } from "@emailsvc/contracts";
+import { type ImportOptions, type ProjectId, DEFAULT_IMPORT_OPTIONS, projectIdOf } from "@emailsvc/contracts";
 import {
   createDb,
   createImportJob,
@@ -45,8 +45,8 @@ export async function startImportHarness(): Promise<ImportHarness> {
   };
 }
 
-export async function newProject(db: Db): Promise<string> {
-  const id = randomUUID();
+export async function newProject(db: Db): Promise<ProjectId> {
+  const id = projectIdOf(randomUUID());
   await db.pool.query("INSERT INTO projects (id, name) VALUES ($1, 'imports test')", [id]);
   return id;
 }
@@ -54,7 +54,7 @@ export async function newProject(db: Db): Promise<string> {
 /** A job as public-api leaves it after the upload (and its options), then triggered unless `trigger: false`. */
 export async function stageJob(
   h: ImportHarness,
-  projectId: string,
+  projectId: ProjectId,
   file: Buffer,
   opts: { options?: Partial<ImportOptions>; trigger?: boolean; fileName?: string } = {},
 ): Promise<ImportJobRow> {
