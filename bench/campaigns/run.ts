@@ -19,7 +19,7 @@
 import { randomUUID } from "node:crypto";
 import amqp from "amqplib";
 import pg from "pg";
-import { Exchanges } from "@emailsvc/contracts";
+import { Exchanges, projectIdOf } from "@emailsvc/contracts";
 import { createDb, materialiseCampaign, materialiseSql, withTransaction } from "@emailsvc/db";
 import { cpuBetween, pidListeningOn, snapshot, stackGroups } from "../lib/proc-cpu";
 import { DATABASE_URL, demo, numArg, percentile, RABBITMQ_URL } from "../lib/stack";
@@ -127,7 +127,7 @@ async function materialise(projectId: string): Promise<void> {
       const t = performance.now();
       const r = await materialiseCampaign(c, {
         id,
-        project_id: projectId,
+        project_id: projectIdOf(projectId),
         audience,
         email_type: "marketing",
       });
@@ -143,7 +143,7 @@ async function materialise(projectId: string): Promise<void> {
     await campaignRow(client, id);
     const sql = materialiseSql(audience, new Map(), "marketing");
     const t = performance.now();
-    await client.query(sql.text, sql.values(projectId, id));
+    await client.query(sql.text, sql.values(projectIdOf(projectId), id));
     raw.push(performance.now() - t);
     await client.query("ROLLBACK");
   }

@@ -13,7 +13,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { Client } from "pg";
 import { Agent, request } from "undici";
-import { Exchanges, makeEnvelope, RoutingKeys } from "@emailsvc/contracts";
+import { Exchanges, makeEnvelope, projectIdOf, RoutingKeys } from "@emailsvc/contracts";
 import { createBroker } from "@emailsvc/messaging";
 import { DATABASE_URL, demo, numArg, RABBITMQ_URL } from "../lib/stack";
 
@@ -61,11 +61,12 @@ async function main() {
      SELECT a, $1, $2, true, 'bench@example.com', 'delivered', 'wh-' || a::text, now() FROM unnest($3::uuid[]) AS a`,
     [d.project_id, msgId, ids],
   );
+  const projectId = projectIdOf(d.project_id);
   const events = ids.map((activityId) =>
     makeEnvelope(
       RoutingKeys.emailDelivered,
-      { activityId, projectId: d.project_id, isTest: true, occurredAt: new Date().toISOString() },
-      { projectId: d.project_id },
+      { activityId, projectId, isTest: true, occurredAt: new Date().toISOString() },
+      { projectId },
     ),
   );
 
