@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import Redis from "ioredis";
 import S3rver from "s3rver";
-import { messagingTopology } from "@emailsvc/contracts";
+import { messagingTopology, projectIdOf, type ProjectId } from "@emailsvc/contracts";
 import { createDb, createSendStatements, type Db } from "@emailsvc/db";
 import { createBroker, type Broker } from "@emailsvc/messaging";
 import { createLogger } from "@emailsvc/observability";
@@ -112,8 +112,8 @@ export interface NewSend {
 export async function insertSend(
   h: Harness,
   s: NewSend,
-): Promise<{ projectId: string; messageId: string; activityIds: string[] }> {
-  const projectId = randomUUID();
+): Promise<{ projectId: ProjectId; messageId: string; activityIds: string[] }> {
+  const projectId = projectIdOf(randomUUID());
   await h.db.pool.query("INSERT INTO projects (id, name, webhook_url) VALUES ($1, 'p', $2)", [
     projectId,
     s.webhookUrl === undefined ? "https://hooks.example.test/events" : s.webhookUrl,

@@ -8,6 +8,7 @@ import {
   messagingTopology,
   Queues,
   RoutingKeys,
+  type ProjectId,
   type Topology,
 } from "@emailsvc/contracts";
 import { signUnsubscribe, verifyTrackedUrl } from "@emailsvc/content";
@@ -51,7 +52,7 @@ const outboxCount = async (activityIds: string[]) =>
     )
   ).rows[0]!.n;
 
-const publishSend = (activityIds: string[], projectId: string) =>
+const publishSend = (activityIds: string[], projectId: ProjectId) =>
   h.broker.publish(
     Exchanges.emailCommands,
     RoutingKeys.emailSendRequested,
@@ -396,7 +397,7 @@ describe("send-worker (real PostgreSQL, Redis, s3rver, provider simulator)", () 
 
   it("a synchronous send never outlives its caller: no call without time left, and the call bounded by it", async () => {
     const rpc = rpcConsumer({ ...h.deps, providerTimeoutMs: 10_000 });
-    const ask = (activityId: string, projectId: string, inMs: number) =>
+    const ask = (activityId: string, projectId: ProjectId, inMs: number) =>
       rpc(makeEnvelope(RoutingKeys.emailSendRpc, { activityId, deadline: Date.now() + inMs }, { projectId }));
     // 1.5 s left: less than a call needs plus the reply's margin, so it is not made (certainly not sent); the
     // activity stays queued for public-api to cancel and give back to the quota

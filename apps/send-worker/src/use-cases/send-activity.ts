@@ -1,5 +1,5 @@
 import { addUnsubscribeFooter, RenderLimitError, unsubscribeUrl } from "@emailsvc/content";
-import { asciiDomainAddress, formatReplyAddress } from "@emailsvc/contracts";
+import { asciiDomainAddress, formatReplyAddress, type ProjectId } from "@emailsvc/contracts";
 import type { Logger } from "@emailsvc/observability";
 import {
   classifyProviderError,
@@ -44,7 +44,7 @@ export interface SendActivityDeps {
   /** Tests only (SEND_TEST_HOLD_AFTER_CLAIMS): runs between a won claim and the provider call. */
   afterClaim?: () => Promise<void>;
   /** The project's postal address for the bulk footer (`createPostalAddresses`); none when absent. */
-  postalAddress?: (projectId: string) => Promise<string | null>;
+  postalAddress?: (projectId: ProjectId) => Promise<string | null>;
 }
 
 /**
