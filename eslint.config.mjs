@@ -3,7 +3,13 @@
 import js from "@eslint/js";
 import globals from "globals";
 import tseslint from "typescript-eslint";
-import { boundariesPlugin, restrict, restricted } from "./tools/eslint-boundaries/index.mjs";
+import {
+  boundariesPlugin,
+  PROJECT_ID_MODULE,
+  projectIdAssertions,
+  restrict,
+  restricted,
+} from "./tools/eslint-boundaries/index.mjs";
 
 const { postgres, amqp, aws, apps, io } = restrict;
 const code = ["apps/**/*.ts", "packages/**/*.ts", "tools/**/*.ts"];
@@ -38,6 +44,13 @@ export default tseslint.config(
         { object: "process", property: "env", message: "read env in env.ts only" },
       ],
     },
+  },
+  {
+    // Tenant scoping (issue 22): a ProjectId is never asserted from a string outside the module that defines it
+    // (tools/eslint-boundaries; its test proves the rule fires).
+    files: [...code, "bench/**/*.ts"],
+    ignores: [PROJECT_ID_MODULE],
+    rules: { "no-restricted-syntax": ["error", ...projectIdAssertions] },
   },
   // ARCHITECTURE.md's four boundaries (tools/eslint-boundaries; its tests prove each one fails on a violation).
   // A later block replaces an earlier one's `no-restricted-imports` for the files it matches, so each block

@@ -52,6 +52,23 @@ export const restrict = {
   },
 };
 
+/** The one file that may assert a string into a ProjectId (it defines the brand and `projectIdOf`). */
+export const PROJECT_ID_MODULE = "packages/contracts/src/project-id.ts";
+
+/**
+ * `no-restricted-syntax` selectors: a type assertion to ProjectId (`x as ProjectId`, `x as ProjectId | null`,
+ * `x as unknown as ProjectId`, `<ProjectId>x`) would make a tenant id out of any string. Ids come from the API-key
+ * lookup, a parsed payload, a row, or `projectIdOf` where code has checked the id itself.
+ */
+const ASSERTION = ":matches(TSAsExpression, TSTypeAssertion)";
+const PROJECT_ID_TYPE = 'TSTypeReference[typeName.name="ProjectId"]';
+const PROJECT_ID_MESSAGE =
+  "Do not assert a ProjectId: take it from the auth context, a parsed payload or a row, or call projectIdOf (contracts) where the id was checked.";
+export const projectIdAssertions = [
+  { selector: `${ASSERTION} > ${PROJECT_ID_TYPE}.typeAnnotation`, message: PROJECT_ID_MESSAGE },
+  { selector: `${ASSERTION} > .typeAnnotation ${PROJECT_ID_TYPE}`, message: PROJECT_ID_MESSAGE },
+];
+
 /** `no-restricted-imports` with the given pattern groups. */
 export const restricted = (...groups) => ["error", { patterns: groups }];
 

@@ -103,6 +103,51 @@ describe("import boundaries (ARCHITECTURE.md)", () => {
   });
 });
 
+// Tenant scoping (issue 22): a ProjectId comes from a trusted source, never from a type assertion.
+const brand = (expr: string) =>
+  `import { projectIdOf, type ProjectId } from "@emailsvc/contracts";\nexport const f = (s: string) => ${expr};\nexport const g = projectIdOf;\n`;
+
+const brandViolations: [string, Case][] = [
+  ["an app asserting a ProjectId", { file: "apps/public-api/src/sends/a.ts", code: brand("s as ProjectId") }],
+  [
+    "a repository asserting a nullable ProjectId",
+    { file: "packages/db/src/a.ts", code: brand("s as ProjectId | null") },
+  ],
+  [
+    "a double assertion through unknown",
+    { file: "apps/send-worker/src/a.ts", code: brand("s as unknown as ProjectId") },
+  ],
+  [
+    "an angle-bracket assertion in a test",
+    { file: "apps/scheduler/test/a.int.test.ts", code: brand("<ProjectId>s") },
+  ],
+  ["a benchmark asserting a ProjectId", { file: "bench/x/run.ts", code: brand("s as ProjectId") }],
+];
+
+const brandAllowed: [string, Case][] = [
+  ["the brand's own module", { file: "packages/contracts/src/project-id.ts", code: brand("s as ProjectId") }],
+  ["the named conversion", { file: "apps/public-api/src/sends/a.ts", code: brand("projectIdOf(s)") }],
+  [
+    "other assertions",
+    { file: "apps/public-api/src/sends/a.ts", code: brand("(s as unknown as string[]).length") },
+  ],
+];
+
+describe("ProjectId assertions (issue 22)", () => {
+  const results = lint([...brandViolations, ...brandAllowed].map(([, c]) => c));
+
+  it.each(brandViolations.map(([name], i) => [name, i] as const))("refuses %s", (_name, i) => {
+    expect(results[i]).toContain("no-restricted-syntax");
+  });
+
+  it.each(brandAllowed.map(([name], i) => [name, brandViolations.length + i] as const))(
+    "allows %s",
+    (_name, i) => {
+      expect(results[i]).not.toContain("no-restricted-syntax");
+    },
+  );
+});
+
 describe("the repository itself", () => {
   it("keeps every boundary", () => {
     const r = spawnSync(process.execPath, [check, "--tree"], { encoding: "utf8", cwd: root });
