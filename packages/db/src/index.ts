@@ -1,3 +1,14 @@
+// Tenant scoping (issue 22): every repository that reads or writes one project's data takes a `ProjectId`
+// (@emailsvc/contracts) first after the db handle; eslint forbids asserting one. What takes none, on purpose:
+// - sweeps across all projects by the platform's own loops: claimDueScheduledSends, settleHandedOffSends, nextDueAt
+//   (scheduler); reconcileClaims (send-worker); materialiseNextCampaign, lockNextCampaign, campaignSendsInFlight,
+//   settleFinishedCampaigns (campaign-dispatcher); claimDueSteps (abandoned carts); findTriggeredImportJobs;
+//   createOutboxStore (the outbox relays);
+// - statements keyed by a row id, a provider's message id or a signed link, where the row names its project and
+//   the result carries it as a ProjectId: loadQueued, claimActivities, loadMessage, markSentMany, markFailed,
+//   releaseClaim, requeueActivities, the scheduled-send and campaign-dispatch steps on a claimed row,
+//   findCampaignById, triggerImportJob, applyNotificationRows, recordTrackingHits, findUnsubscribeTarget,
+//   createResolveRepo's byTokens, skipDelivery, recordAttempt.
 export * from "./api-keys";
 export * from "./batcher";
 export * from "./create-db";
