@@ -29,7 +29,7 @@ export async function analyzeStaleTables(db: Pick<Db, "pool">): Promise<string[]
 export async function startAutoAnalyze(
   db: Pick<Db, "pool">,
   log: (msg: string) => void,
-  intervalMs = 15_000,
+  intervalMs = 5_000,
 ): Promise<{ stop: () => Promise<void> } | null> {
   const { rows } = await db.pool.query<{ autovacuum: string }>("SHOW autovacuum");
   if (rows[0]?.autovacuum === "on") return null;
