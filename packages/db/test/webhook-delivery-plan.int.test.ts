@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { projectIdOf } from "@emailsvc/contracts";
 import { createDb, loadInboundDelivery, loadOutboundDelivery } from "../src";
 
 // max: 1, so every call runs on one connection, whose named statements settle on a generic plan after five runs.
@@ -17,7 +18,7 @@ async function indexEntriesRead(table: string): Promise<number> {
 }
 
 describe("loading an event's delivery on a database never analysed (autovacuum off, a fresh install)", () => {
-  const projectId = randomUUID();
+  const projectId = projectIdOf(randomUUID());
 
   beforeAll(async () => {
     await db.pool.query("INSERT INTO projects (id, name) VALUES ($1, 'plan probe')", [projectId]);
@@ -49,7 +50,9 @@ describe("loading an event's delivery on a database never analysed (autovacuum o
     expect((await indexEntriesRead("activities")) - before).toBeLessThanOrEqual(2);
 
     // still scoped to the project: another project's id finds no send
-    expect((await loadOutboundDelivery(db, randomUUID(), randomUUID(), first[1]!.id))?.id ?? null).toBeNull();
+    expect(
+      (await loadOutboundDelivery(db, projectIdOf(randomUUID()), randomUUID(), first[1]!.id))?.id ?? null,
+    ).toBeNull();
   });
 
   it("reads the one inbound reply by its key, however many the project has", async () => {
@@ -74,6 +77,8 @@ describe("loading an event's delivery on a database never analysed (autovacuum o
     const before = await indexEntriesRead("inbound_messages");
     expect((await loadInboundDelivery(db, projectId, randomUUID(), first[0]!.id))?.id).toBe(first[0]!.id);
     expect((await indexEntriesRead("inbound_messages")) - before).toBeLessThanOrEqual(2);
-    expect((await loadInboundDelivery(db, randomUUID(), randomUUID(), first[0]!.id))?.id ?? null).toBeNull();
+    expect(
+      (await loadInboundDelivery(db, projectIdOf(randomUUID()), randomUUID(), first[0]!.id))?.id ?? null,
+    ).toBeNull();
   });
 });
