@@ -7,7 +7,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { Exchanges, makeEnvelope, type ProjectId } from "@emailsvc/contracts";
-import { createDb, createProject } from "@emailsvc/db";
+import { createDb, createDeliveryWrites, createProject } from "@emailsvc/db";
 import { allowAnyAddress } from "@emailsvc/http";
 import { createBroker } from "@emailsvc/messaging";
 import { createLogger, createMetrics } from "@emailsvc/observability";
@@ -45,6 +45,9 @@ const deps: DeliverDeps = {
   maxAttempts: 5,
   allowAddress: allowAnyAddress,
   retryDelaysMs: RETRY,
+
+  // group-committed, as the service runs
+  writes: createDeliveryWrites(db),
 };
 const FAIL_AFTER = 3;
 const PROBE_MS = [150, 300];

@@ -2,7 +2,7 @@
 import { createHmac, randomBytes, randomUUID } from "node:crypto";
 import http from "node:http";
 import { Exchanges, makeEnvelope, RoutingKeys, type ProjectId } from "@emailsvc/contracts";
-import { createDb, createProject } from "@emailsvc/db";
+import { createDb, createDeliveryWrites, createProject } from "@emailsvc/db";
 import { allowAnyAddress, guardedAgent, isPublicUnicast } from "@emailsvc/http";
 import { createBroker } from "@emailsvc/messaging";
 import { createLogger } from "@emailsvc/observability";
@@ -33,6 +33,9 @@ const deps: DeliverDeps = {
   allowAddress: allowAnyAddress,
   destinations: createWebhookDestinations(db, 5_000),
   retryDelaysMs: [200, 400, 800, 1600],
+
+  // group-committed, as the service runs
+  writes: createDeliveryWrites(db),
 };
 
 interface Hit {

@@ -1,4 +1,5 @@
 import type { ProjectId } from "@emailsvc/contracts";
+import { createBatcher } from "./batcher";
 import type { Db } from "./create-db";
 
 // The webhook deliveries aggregate (spec 6.3): one delivery per (event, kind) with its stored body, and the
@@ -142,35 +143,72 @@ export function storedDelivery(r: StoredColumns): DeliveryRow | null {
   };
 }
 
+export interface NewDelivery {
+  eventId: string;
+  kind: DeliveryKind;
+  event: string;
+  isTest: boolean;
+  url: string | null;
+  body: string;
+}
+
+interface StoreItem {
+  projectId: ProjectId;
+  delivery: NewDelivery;
+}
+
+const DELIVERY_COLUMNS = "id, project_id, is_test, url, body, status, attempts";
+
 /**
- * Stores an event's delivery once, `pending` (or `skipped` without a URL). A redelivered copy's consumer may
- * have stored it first: that one is returned.
+ * Stores each event's delivery once, `pending` (or `skipped` without a URL), many in one statement. A redelivered
+ * copy's consumer may have stored one first: that one is returned. One answer per item, in order.
  */
+export async function storeDeliveries(db: Db, items: readonly StoreItem[]): Promise<(DeliveryRow | null)[]> {
+  const col = <T>(f: (d: NewDelivery, p: ProjectId) => T) => items.map((i) => f(i.delivery, i.projectId));
+  const inserted = await db.pool.query<DeliveryRow & { event_id: string; kind: string }>(
+    `INSERT INTO webhook_deliveries (id, project_id, event_id, kind, event, is_test, url, body, status, updated_at)
+     SELECT gen_random_uuid(), x.project_id, x.event_id, x.kind, x.event, x.is_test, x.url, x.body,
+            CASE WHEN x.url IS NULL THEN 'skipped' ELSE 'pending' END, now()
+       FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::boolean[], $6::text[], $7::text[])
+         AS x(project_id, event_id, kind, event, is_test, url, body)
+     ON CONFLICT (event_id, kind) DO NOTHING
+     RETURNING ${DELIVERY_COLUMNS}, event_id, kind`,
+    [
+      col((_, p) => p),
+      col((d) => d.eventId),
+      col((d) => d.kind),
+      col((d) => d.event),
+      col((d) => d.isTest),
+      col((d) => d.url),
+      col((d) => d.body),
+    ],
+  );
+  const key = (eventId: string, kind: string) => `${kind} ${eventId}`;
+  const found = new Map<string, DeliveryRow>();
+  const keep = ({ event_id, kind, ...row }: DeliveryRow & { event_id: string; kind: string }) =>
+    found.set(key(event_id, kind), row);
+  inserted.rows.forEach(keep);
+  const missing = items.filter((i) => !found.has(key(i.delivery.eventId, i.delivery.kind)));
+  if (missing.length) {
+    // stored before (a redelivery, or the same event twice in this batch): read in a statement of its own, which
+    // also sees a row another transaction committed while the insert ran
+    const existing = await db.pool.query<DeliveryRow & { event_id: string; kind: string }>(
+      `SELECT ${DELIVERY_COLUMNS}, event_id, kind FROM webhook_deliveries
+        WHERE (event_id, kind) IN (SELECT * FROM unnest($1::text[], $2::text[]))`,
+      [missing.map((i) => i.delivery.eventId), missing.map((i) => i.delivery.kind)],
+    );
+    existing.rows.forEach(keep);
+  }
+  return items.map((i) => found.get(key(i.delivery.eventId, i.delivery.kind)) ?? null);
+}
+
+/** `storeDeliveries` for one. */
 export async function storeDelivery(
   db: Db,
   projectId: ProjectId,
-  d: {
-    eventId: string;
-    kind: DeliveryKind;
-    event: string;
-    isTest: boolean;
-    url: string | null;
-    body: string;
-  },
+  d: NewDelivery,
 ): Promise<DeliveryRow | null> {
-  const inserted = await db.pool.query<DeliveryRow>(
-    `INSERT INTO webhook_deliveries (id, project_id, event_id, kind, event, is_test, url, body, status, updated_at)
-     VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7, $8, now()) ON CONFLICT (event_id, kind) DO NOTHING
-     RETURNING id, project_id, is_test, url, body, status, attempts`,
-    [projectId, d.eventId, d.kind, d.event, d.isTest, d.url, d.body, d.url ? "pending" : "skipped"],
-  );
-  if (inserted.rows[0]) return inserted.rows[0];
-  const existing = await db.pool.query<DeliveryRow>(
-    `SELECT id, project_id, is_test, url, body, status, attempts FROM webhook_deliveries
-      WHERE event_id = $1 AND kind = $2`,
-    [d.eventId, d.kind],
-  );
-  return existing.rows[0] ?? null;
+  return (await storeDeliveries(db, [{ projectId, delivery: d }]))[0]!;
 }
 
 /** The project has no URL for the delivery's mode (any more): no attempt follows, it ends as `skipped`. */
@@ -182,39 +220,79 @@ export async function skipDelivery(db: Db, eventId: string, kind: DeliveryKind):
   );
 }
 
-/** One attempt logged and the delivery moved on (its status, the URL it went to, when the next is due). */
+export interface AttemptRecord {
+  attempt: number;
+  statusCode: number | null;
+  responseBody: string | null;
+  durationMs: number;
+  error: string | null;
+  status: string;
+  nextDelayMs: number | null;
+  url: string;
+}
+
+interface AttemptItem {
+  delivery: Pick<DeliveryRow, "id" | "project_id">;
+  attempt: AttemptRecord;
+}
+
+/** Attempts logged and their deliveries moved on (status, the URL each went to, when the next is due), many in one statement. */
+export async function recordAttempts(db: Db, items: readonly AttemptItem[]): Promise<void[]> {
+  const col = <T>(f: (a: AttemptRecord) => T) => items.map((i) => f(i.attempt));
+  await db.pool.query(
+    `WITH x AS (
+       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::int[], $4::int[], $5::text[], $6::int[], $7::text[],
+                            $8::text[], $9::int[], $10::text[])
+         AS x(id, project_id, attempt, status_code, response_body, duration_ms, error, status, next_delay_ms, url)
+     ), a AS (
+       INSERT INTO webhook_attempts (id, delivery_id, project_id, attempt_number, status_code, response_body, duration_ms, error)
+       SELECT gen_random_uuid(), id, project_id, attempt, status_code, response_body, duration_ms, error FROM x
+     )
+     UPDATE webhook_deliveries d SET attempts = x.attempt, status = x.status, last_status_code = x.status_code,
+            url = x.url, updated_at = now(),
+            next_attempt_at = CASE WHEN x.next_delay_ms IS NULL THEN NULL
+                                   ELSE now() + x.next_delay_ms * interval '1 millisecond' END
+       FROM x WHERE d.id = x.id`,
+    [
+      items.map((i) => i.delivery.id),
+      items.map((i) => i.delivery.project_id),
+      col((a) => a.attempt),
+      col((a) => a.statusCode),
+      col((a) => a.responseBody),
+      col((a) => a.durationMs),
+      col((a) => a.error),
+      col((a) => a.status),
+      col((a) => a.nextDelayMs),
+      col((a) => a.url),
+    ],
+  );
+  return items.map(() => undefined);
+}
+
+/** `recordAttempts` for one. */
 export async function recordAttempt(
   db: Db,
   d: Pick<DeliveryRow, "id" | "project_id">,
-  a: {
-    attempt: number;
-    statusCode: number | null;
-    responseBody: string | null;
-    durationMs: number;
-    error: string | null;
-    status: string;
-    nextDelayMs: number | null;
-    url: string;
-  },
+  a: AttemptRecord,
 ): Promise<void> {
-  await db.pool.query(
-    `WITH a AS (
-       INSERT INTO webhook_attempts (id, delivery_id, project_id, attempt_number, status_code, response_body, duration_ms, error)
-       VALUES (gen_random_uuid(), $1, $2, $3, $4, $5, $6, $7))
-     UPDATE webhook_deliveries SET attempts = $3, status = $8, last_status_code = $4, url = $10, updated_at = now(),
-            next_attempt_at = CASE WHEN $9::int IS NULL THEN NULL ELSE now() + $9::int * interval '1 millisecond' END
-      WHERE id = $1`,
-    [
-      d.id,
-      d.project_id,
-      a.attempt,
-      a.statusCode,
-      a.responseBody,
-      a.durationMs,
-      a.error,
-      a.status,
-      a.nextDelayMs,
-      a.url,
-    ],
-  );
+  await recordAttempts(db, [{ delivery: d, attempt: a }]);
+}
+
+/** How a dispatcher stores deliveries and logs attempts. */
+export interface DeliveryWrites {
+  store(projectId: ProjectId, d: NewDelivery): Promise<DeliveryRow | null>;
+  record(d: Pick<DeliveryRow, "id" | "project_id">, a: AttemptRecord): Promise<void>;
+}
+
+/**
+ * Group commit of a dispatcher's concurrent deliveries (up to its prefetch): the stores, and the attempts, that
+ * arrive while one statement runs share the next, so each pays a share of one commit and round trip, not its own.
+ */
+export function createDeliveryWrites(db: Db): DeliveryWrites {
+  const stores = createBatcher<StoreItem, DeliveryRow | null>({ run: (items) => storeDeliveries(db, items) });
+  const attempts = createBatcher<AttemptItem, void>({ run: (items) => recordAttempts(db, items) });
+  return {
+    store: (projectId, delivery) => stores.submit({ projectId, delivery }),
+    record: (delivery, attempt) => attempts.submit({ delivery, attempt }),
+  };
 }

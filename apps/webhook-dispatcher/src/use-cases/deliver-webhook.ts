@@ -6,6 +6,7 @@ import {
   type EventSource,
   type DeliveryKind,
   type DeliveryRow,
+  type DeliveryWrites,
   type LoadedDelivery,
   loadInboundDelivery,
   loadOutboundDelivery,
@@ -34,7 +35,15 @@ export interface DeliverDeps {
   destinations?: WebhookDestinations;
   /** The broker's waits between attempts (spec 6.3), for `next_attempt_at`. */
   retryDelaysMs?: readonly number[];
+  /** Stores deliveries and logs attempts (group-committed: `createDeliveryWrites`); one statement each without. */
+  writes?: DeliveryWrites;
 }
+
+const writesOf = (deps: DeliverDeps): DeliveryWrites =>
+  deps.writes ?? {
+    store: (projectId, d) => storeDelivery(deps.db, projectId, d),
+    record: (d, a) => recordAttempt(deps.db, d, a),
+  };
 
 /** Logged per attempt (spec 8: "Logged response body: 5,000 characters"). */
 const LOGGED_CHARACTERS = 5000;
@@ -102,7 +111,7 @@ async function loadOrCreate(
   // The body is built once and stored: every attempt (and a manual re-send) signs and sends the same bytes.
   const built = buildEventBody(event, r as EventSource, payload);
   return loaded(
-    await storeDelivery(deps.db, built.projectId, {
+    await writesOf(deps).store(built.projectId, {
       eventId,
       kind: "outbound",
       event,
@@ -126,7 +135,7 @@ async function loadOrCreateInbound(
   const stored = storedDelivery(r);
   if (stored || !r.id || !r.webhook_body) return loaded(stored);
   return loaded(
-    await storeDelivery(deps.db, r.project_id!, {
+    await writesOf(deps).store(r.project_id!, {
       eventId,
       kind: "inbound",
       event: "email.inbound",
@@ -236,7 +245,7 @@ async function attempt(
   const status = ok ? "succeeded" : attempt >= deps.maxAttempts ? "exhausted" : "failed";
   const delays = deps.retryDelaysMs ?? [];
   const nextDelayMs = status === "failed" ? (delays[Math.min(attempt, delays.length) - 1] ?? 0) : null;
-  await recordAttempt(deps.db, d, {
+  await writesOf(deps).record(d, {
     attempt,
     statusCode,
     responseBody,
