@@ -48,6 +48,8 @@ export async function createDeps(env: Env): Promise<Deps> {
       perSecond: env.SEND_RATE_PER_SECOND,
       key: env.SEND_RATE_KEY,
       bulkMaxAheadMs: env.SEND_BULK_MAX_AHEAD_MS,
+      // a call unanswered this long has timed out (and been answered); past it a killed worker's call ages out
+      holdMs: env.PROVIDER_TIMEOUT_MS + 5000,
     }),
     postalAddress: createPostalAddresses(base.db),
     logger: base.logger,

@@ -557,7 +557,10 @@ describe("global rate limiter (real Redis)", () => {
     const start = Date.now();
     await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
-        (i % 2 ? a : b).acquire().then(() => times.push(Date.now() - start)),
+        (i % 2 ? a : b).acquire().then((call) => {
+          times.push(Date.now() - start);
+          call.answered();
+        }),
       ),
     );
     times.sort((x, y) => x - y);
@@ -568,33 +571,74 @@ describe("global rate limiter (real Redis)", () => {
     }
   });
 
-  it("holds a send whose slot is free while the last N sends left less than a second ago", async () => {
-    const key = `rate-test:${Date.now()}:late`;
-    // Five sends just left (say their slots' timers fired late, bunched together): the sixth slot is free at once,
-    // but the provider would count six within one second.
-    const [sec, usec] = (await h.redis.time()).map(Number) as [number, number];
-    const now = sec * 1000 + usec / 1000;
-    await h.redis.lpush(`${key}:sent`, ...[400, 300, 200, 100, 0].map((ago) => String(now - ago)));
-    const limiter = createRateLimiter(h.redis, { perSecond: 5, key, marginMs: 15 });
-    const start = Date.now();
-    await limiter.acquire();
-    // The oldest of the five left 400 ms before `now`: the sixth waits until 1,015 ms after it.
-    expect(Date.now() - start).toBeGreaterThanOrEqual(590);
-    expect(await h.redis.llen(`${key}:sent`)).toBe(5);
+  it("holds a send while N calls are unanswered, then until a second after one is answered", async () => {
+    const key = `rate-test:${randomUUID()}`;
+    const limiter = createRateLimiter(h.redis, { perSecond: 2, key });
+    const first = await limiter.dispatch();
+    await limiter.dispatch(); // never answered within this test
+    let third = false;
+    const waiting = limiter.dispatch().then(() => (third = true));
+    // However long the provider takes, two unanswered calls fill a limit of 2: a third could arrive with them.
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(third).toBe(false);
+    const answeredAt = Date.now();
+    first.answered();
+    await waiting;
+    // The answered call counts for a second more: it may have arrived at the provider just now.
+    expect(Date.now() - answeredAt).toBeGreaterThanOrEqual(950);
   });
 
-  it("never lets more than N sends leave within one second, across limiters", async () => {
-    const key = `rate-test:${Date.now()}:window`;
-    const limiters = [0, 1, 2].map(() => createRateLimiter(h.redis, { perSecond: 8, key, marginMs: 50 }));
-    const times: number[] = [];
+  it("gives a place back at once when the call is not made after all", async () => {
+    const key = `rate-test:${randomUUID()}`;
+    const limiter = createRateLimiter(h.redis, { perSecond: 1, key });
+    (await limiter.dispatch()).unused();
+    await limiter.dispatch();
+    expect(await h.redis.zcard(`${key}:calls`)).toBe(1);
+  });
+
+  it("lets an unanswered call of a killed caller age out", async () => {
+    const key = `rate-test:${randomUUID()}`;
+    // What a worker SIGKILLed mid-call leaves: its entry, never answered.
+    const killed = createRateLimiter(h.redis, { perSecond: 1, key, holdMs: 500 });
+    await killed.dispatch();
+    const ttl = await h.redis.pttl(`${key}:calls`);
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(2500);
+    const start = Date.now();
+    await createRateLimiter(h.redis, { perSecond: 1, key, holdMs: 500 }).dispatch();
+    // held for holdMs as if arriving, plus the second after; then the limit is whole again
+    expect(Date.now() - start).toBeGreaterThanOrEqual(1400);
+  });
+
+  it("never lets more than N calls be unanswered or answered within a second, across limiters and lanes", async () => {
+    const key = `rate-test:${randomUUID()}`;
+    const N = 8;
+    const limiters = [0, 1, 2].map(() => createRateLimiter(h.redis, { perSecond: N, key, pollMs: 5 }));
+    const redisNow = async () => {
+      const [sec, usec] = (await h.redis.time()).map(Number) as [number, number];
+      return sec * 1000 + usec / 1000;
+    };
+    // Each call's span on Redis' clock, from after its check passed to before it was answered: inside the span
+    // the limiter counted it. A provider's delay that varies call to call is what let arrivals bunch before.
+    const spans: { from: number; to: number; arrival: number }[] = [];
     await Promise.all(
-      Array.from({ length: 24 }, async (_, i) => {
-        await limiters[i % 3]!.acquire();
-        const [sec, usec] = (await h.redis.time()).map(Number) as [number, number];
-        times.push(sec * 1000 + usec / 1000);
+      Array.from({ length: 30 }, async (_, i) => {
+        const call = await limiters[i % 3]!.acquire(i % 2 ? "bulk" : "transactional");
+        const from = await redisNow();
+        await new Promise((r) => setTimeout(r, (i * 37) % 300));
+        const to = await redisNow();
+        call.answered();
+        spans.push({ from, to, arrival: from + (((i * 53) % 100) / 100) * (to - from) });
       }),
     );
-    times.sort((x, y) => x - y);
-    for (let i = 8; i < times.length; i++) expect(times[i]! - times[i - 8]!).toBeGreaterThanOrEqual(1000);
+    expect(spans).toHaveLength(30);
+    for (const s of spans) {
+      const t = s.from;
+      const counted = spans.filter((o) => o.from <= t && o.to + 1000 > t).length;
+      expect(counted).toBeLessThanOrEqual(N);
+      // so however each call's arrival fell within its span, no second at the provider saw more than N
+      const arrivals = spans.filter((o) => o.arrival >= s.arrival && o.arrival < s.arrival + 1000).length;
+      expect(arrivals).toBeLessThanOrEqual(N);
+    }
   });
 });

@@ -1,19 +1,29 @@
+import { randomUUID } from "node:crypto";
 import type Redis from "ioredis";
 
 /**
- * The account-wide send rate, shared by every replica, in two Lua round trips per send, both on Redis' clock (so
- * replicas' clocks don't matter):
+ * The account-wide send rate, shared by every replica, on Redis' clock (so replicas' clocks don't matter), in three
+ * Lua calls per send:
  *
- * 1. RESERVE, a GCRA slot reservation: each caller is handed the next free slot (slots are 1/rate seconds apart,
- *    1.5% wider) and sleeps until it, so sends are spaced evenly instead of bursting.
- * 2. DISPATCH, a sliding-window log of the last `rate` actual dispatch times: a caller may go only if the send
- *    `rate` places before it left more than 1 s + `marginMs` ago, else it waits the difference and asks again.
+ * 1. RESERVE, a GCRA slot reservation: each caller is handed the next free slot (slots are 1/rate seconds apart)
+ *    and sleeps until it, so sends are spaced evenly instead of bursting. (RESERVE_BULK for the bulk lane.)
+ * 2. DISPATCH, right before the provider call: a sorted set of provider calls, each unanswered one counted as
+ *    arriving now and each answered one at its answer time. A call may go only while fewer than `rate` calls are
+ *    unanswered or were answered within the last second; it joins the set as unanswered.
+ * 3. ANSWERED, when the call ends (answer or error): the call is re-scored with Redis' time, which is after it
+ *    arrived at the provider.
  *
- * The provider counts sends per sliding second as they *arrive*. Slots alone were not enough: a timer that fires
- * late, or a worker busy for a moment, delays one send while the next ones still leave on time, and 17 sends then
- * reached the simulator within one second (bench/rate-limit: 3-4 throttles a minute at 98% of the limit). The
- * window is checked atomically just before the provider call against when sends really left, so only the
- * jitter between leaving and arriving (a few ms, under `marginMs`) is left to chance.
+ * The provider counts calls per sliding second as they *arrive*, which is some time after they leave: the earlier
+ * limiter, exact by Redis' clock (a log of dispatch times), saw 216-221 arrivals in one second at the simulator at
+ * 200/s, with the check-to-arrival delay up to 1.5 s under load. Counting calls until their answer makes the limit
+ * hold whatever that delay: take any second [a, a+1s) at the provider and the call arriving in it that was checked
+ * last, at c (c < a+1s). Every other call arriving in that second was checked before c and answered at or after
+ * its arrival, so after a > c-1s: at c it was unanswered or answered within the last second, and was counted. So
+ * at most `rate` - 1 others arrive in that second. The price is that each call holds its place from its check to a
+ * second after its answer, so the rate reached is `rate` × 1 s / (1 s + check-to-answer time): keep that short.
+ *
+ * An unanswered call is scored `now + holdMs` (past the provider timeout), so a caller killed mid-call leaves an
+ * entry that ages out, and the key itself expires when no one sends.
  */
 const RESERVE = `
 local interval = tonumber(ARGV[1])
@@ -42,24 +52,51 @@ redis.call('SET', KEYS[1], tostring(tat + interval), 'PX', math.ceil(tat - now +
 return tostring(tat - now)
 `;
 
+/**
+ * DISPATCH over a sorted set of provider calls: an unanswered call is scored `now + holdMs` (so it counts as arriving
+ * now, and a crashed caller's entry ages out), an answered one by its answer time. A caller may go while fewer than
+ * `rate` calls are unanswered or answered within the last second; it then joins as unanswered. Else it returns how
+ * long until the call that must leave the second does (or `pollMs` while that call is still unanswered).
+ */
 const DISPATCH = `
 local rate = tonumber(ARGV[1])
-local span = tonumber(ARGV[2])
+local holdMs = tonumber(ARGV[2])
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
-if redis.call('LLEN', KEYS[1]) >= rate then
-  local oldest = tonumber(redis.call('LINDEX', KEYS[1], rate - 1))
-  if oldest and now - oldest < span then return tostring(oldest + span - now) end
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - 1000)
+local n = redis.call('ZCARD', KEYS[1])
+if n >= rate then
+  local s = tonumber(redis.call('ZRANGE', KEYS[1], n - rate, n - rate, 'WITHSCORES')[2])
+  if s <= now then return tostring(s + 1000 - now) end
+  return ARGV[4]
 end
-redis.call('LPUSH', KEYS[1], tostring(now))
-redis.call('LTRIM', KEYS[1], 0, rate - 1)
-redis.call('PEXPIRE', KEYS[1], math.ceil(span) + 1000)
+redis.call('ZADD', KEYS[1], now + holdMs, ARGV[3])
+redis.call('PEXPIRE', KEYS[1], math.ceil(holdMs) + 2000)
 return '0'
 `;
 
+/**
+ * A call answered: scored by Redis' time now, which is after the caller saw the answer, so after the call arrived
+ * at the provider.
+ */
+const ANSWERED = `
+local t = redis.call('TIME')
+redis.call('ZADD', KEYS[1], tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000, ARGV[1])
+redis.call('PEXPIRE', KEYS[1], math.ceil(tonumber(ARGV[2])) + 2000)
+return 0
+`;
+
+/** A provider call `dispatch` let go: tell the limiter how it ended. */
+export interface ProviderCall {
+  /** The provider answered, or the call failed: it counts until 1 s after now. Call it as soon as the call ends. */
+  answered(): void;
+  /** The call was not made after all (nothing left for the provider): its place is free at once. */
+  unused(): void;
+}
+
 export interface RateLimiter {
   /** Resolves when this caller may send (`reserve` then `dispatch`); call it right before the provider call. */
-  acquire(): Promise<void>;
+  acquire(lane?: SendLaneName): Promise<ProviderCall>;
   /** The first half: waits for this caller's evenly spaced slot. */
   reserve(): Promise<void>;
   /**
@@ -67,58 +104,103 @@ export interface RateLimiter {
    * `bulkMaxAheadMs`), then for that slot. One caller per process asks Redis at a time; the others queue here.
    */
   reserveBulk(): Promise<void>;
-  /** The second half, right before the provider call: waits until the sliding second has room. */
-  dispatch(): Promise<void>;
+  /**
+   * The second half, right before the provider call: waits until fewer than `perSecond` calls are unanswered or
+   * were answered within the last second, and counts this one as unanswered until `answered` (or `unused`). On the
+   * bulk lane one caller per process waits in Redis at a time; the others queue here.
+   */
+  dispatch(lane?: SendLaneName): Promise<ProviderCall>;
 }
+
+type SendLaneName = "transactional" | "bulk";
+
+const noCall: ProviderCall = { answered: () => undefined, unused: () => undefined };
 
 export function createRateLimiter(
   redis: Redis,
-  opts: { perSecond: number; key?: string; marginMs?: number; bulkMaxAheadMs?: number },
+  opts: {
+    perSecond: number;
+    key?: string;
+    bulkMaxAheadMs?: number;
+    /**
+     * How long an unanswered call counts as arriving (a worker killed mid-call leaves its entry until then, plus
+     * the second): at least the provider timeout.
+     */
+    holdMs?: number;
+    /** How often a caller asks again while the calls ahead of it are all unanswered. */
+    pollMs?: number;
+  },
 ): RateLimiter {
   if (opts.perSecond <= 0) {
     const none = async () => undefined;
-    return { acquire: none, reserve: none, reserveBulk: none, dispatch: none };
+    const call = async () => noCall;
+    return { acquire: call, reserve: none, reserveBulk: none, dispatch: call };
   }
   const bulkMaxAhead = String(opts.bulkMaxAheadMs ?? 250);
   let bulkTurn: Promise<void> = Promise.resolve();
-  const interval = 1000 / (opts.perSecond * 0.985);
+  let bulkDispatchTurn: Promise<void> = Promise.resolve();
+  const interval = 1000 / opts.perSecond;
   const key = opts.key ?? "emailsvc:send-rate";
-  const logKey = `${key}:sent`;
-  const rate = Math.max(1, Math.floor(opts.perSecond));
-  const span = String(1000 + (opts.marginMs ?? 15));
+  const callsKey = `${key}:calls`;
+  const rate = String(Math.max(1, Math.floor(opts.perSecond)));
+  const holdMs = String(opts.holdMs ?? 15_000);
+  const pollMs = String(opts.pollMs ?? 10);
+  const idPrefix = `${randomUUID()}:`;
+  let nextId = 0;
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.ceil(ms)));
+  /** Runs `fn` after the previous caller of the same turn has finished its own. */
+  const inTurn = async <T>(turn: "reserve" | "dispatch", fn: () => Promise<T>): Promise<T> => {
+    const before = turn === "reserve" ? bulkTurn : bulkDispatchTurn;
+    let done!: () => void;
+    const mine = new Promise<void>((r) => (done = r));
+    if (turn === "reserve") bulkTurn = mine;
+    else bulkDispatchTurn = mine;
+    try {
+      await before;
+      return await fn();
+    } finally {
+      done();
+    }
+  };
+  const waitForPlace = async (id: string) => {
+    for (;;) {
+      const waitMs = Number(await redis.eval(DISPATCH, 1, callsKey, rate, holdMs, id, pollMs));
+      if (waitMs <= 0) return;
+      await sleep(waitMs);
+    }
+  };
   const limiter: RateLimiter = {
     async reserve() {
       const slotIn = Number(await redis.eval(RESERVE, 1, key, String(interval)));
       if (slotIn > 0) await sleep(slotIn);
     },
     async reserveBulk() {
-      const before = bulkTurn;
-      let done!: () => void;
-      bulkTurn = new Promise<void>((r) => (done = r));
-      let slotIn = 0;
-      try {
-        await before;
+      const slotIn = await inTurn("reserve", async () => {
         for (;;) {
-          slotIn = Number(await redis.eval(RESERVE_BULK, 1, key, String(interval), bulkMaxAhead));
-          if (slotIn >= 0) break;
-          await sleep(-slotIn);
+          const n = Number(await redis.eval(RESERVE_BULK, 1, key, String(interval), bulkMaxAhead));
+          if (n >= 0) return n;
+          await sleep(-n);
         }
-      } finally {
-        done();
-      }
+      });
       if (slotIn > 0) await sleep(slotIn);
     },
-    async dispatch() {
-      for (;;) {
-        const waitMs = Number(await redis.eval(DISPATCH, 1, logKey, String(rate), span));
-        if (waitMs <= 0) return;
-        await sleep(waitMs);
-      }
+    async dispatch(lane) {
+      const id = idPrefix + String(nextId++);
+      await (lane === "bulk" ? inTurn("dispatch", () => waitForPlace(id)) : waitForPlace(id));
+      let settled = false;
+      const end = (how: "answered" | "unused") => {
+        if (settled) return;
+        settled = true;
+        // Not awaited: the send goes on. A failed write leaves the entry to age out (holdMs); it never lets more by.
+        const write =
+          how === "answered" ? redis.eval(ANSWERED, 1, callsKey, id, holdMs) : redis.zrem(callsKey, id);
+        write.catch(() => undefined);
+      };
+      return { answered: () => end("answered"), unused: () => end("unused") };
     },
-    async acquire() {
-      await limiter.reserve();
-      await limiter.dispatch();
+    async acquire(lane) {
+      await (lane === "bulk" ? limiter.reserveBulk() : limiter.reserve());
+      return limiter.dispatch(lane);
     },
   };
   return limiter;

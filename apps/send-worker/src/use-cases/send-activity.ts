@@ -189,21 +189,33 @@ export async function sendActivity(
       claimed = await deps.statements.claim(activity.id);
       if (!claimed) return null;
       if (deps.afterClaim) await deps.afterClaim();
-      // The sliding-second check last, after the claim's round trip: a send must leave right after it passes.
-      await deps.limiter.dispatch();
-      const requestTimeout = callTimeout();
-      return sendRawEmail(deps.ses, {
-        ...(requestTimeout !== undefined ? { requestTimeout } : {}),
-        // Every envelope address with its domain in punycode: SES takes 7-bit ASCII addresses only (and the
-        // sender's identity has that form); nodemailer converts the MIME headers the same way.
-        from: asciiDomainAddress(message.fromEmail),
-        to: [asciiDomainAddress(activity.recipient)],
-        ...(withCopies
-          ? { cc: message.cc.map(asciiDomainAddress), bcc: message.bcc.map(asciiDomainAddress) }
-          : {}),
-        raw,
-        tags: { activity_id: activity.id },
-      });
+      // The sliding-second check last, after the claim's round trip: the call counts against the provider's second
+      // from this check until a second after its answer, so the sooner it leaves, the less of the rate it costs.
+      const call = await deps.limiter.dispatch(opts.lane);
+      let requestTimeout: number | undefined;
+      try {
+        requestTimeout = callTimeout();
+      } catch (err) {
+        call.unused();
+        throw err;
+      }
+      try {
+        return await sendRawEmail(deps.ses, {
+          ...(requestTimeout !== undefined ? { requestTimeout } : {}),
+          // Every envelope address with its domain in punycode: SES takes 7-bit ASCII addresses only (and the
+          // sender's identity has that form); nodemailer converts the MIME headers the same way.
+          from: asciiDomainAddress(message.fromEmail),
+          to: [asciiDomainAddress(activity.recipient)],
+          ...(withCopies
+            ? { cc: message.cc.map(asciiDomainAddress), bcc: message.bcc.map(asciiDomainAddress) }
+            : {}),
+          raw,
+          tags: { activity_id: activity.id },
+        });
+      } finally {
+        // Answered or failed (a timeout too): it arrived at the provider, if at all, before now.
+        call.answered();
+      }
     });
     if (!answer) return { kind: "skipped" };
     providerMessageId = answer.messageId;
