@@ -14,6 +14,7 @@ module.exports = {
   testPathIgnorePatterns: ["/node_modules/", "/dist/"],
   globalSetup: path.join(__dirname, "src/global-setup.js"),
   globalTeardown: path.join(__dirname, "src/global-teardown.js"),
+  setupFilesAfterEnv: [path.join(__dirname, "src/per-file-setup.js")],
   testTimeout: 30000,
   testEnvironmentOptions: {
     customExportConditions: ["development", "node", "require", "default"],

@@ -204,11 +204,26 @@ export async function startStack(
     OUTBOX_RELAY_INTERVAL_MS: "200",
     ...opts.extraEnv,
   };
-  const children = await Promise.all([
+  // Whatever started is stopped again when the rest fails: a stack left half-started kept consuming the package's
+  // vhost, and the package's later files failed on it.
+  const started = await Promise.allSettled([
     spawnService("public-api", { ...env, INTERNAL_PORT: String(apiInternal) }, apiPort),
     spawnService("send-worker", env, swPort),
     spawnService("webhook-dispatcher", env, wdPort),
   ]);
+  const children = started.flatMap((r) => (r.status === "fulfilled" ? [r.value] : []));
+  const stopStarted = async () => {
+    await Promise.all(children.map((c) => c.stop("SIGKILL")));
+    await sim.stop();
+    s3Client.destroy();
+    await s3.close();
+    await db.close();
+  };
+  const failed = started.find((r) => r.status === "rejected");
+  if (failed) {
+    await stopStarted();
+    throw failed.reason;
+  }
 
   const startInbound = async (
     mode: "in-process" | "child" = "in-process",
@@ -227,18 +242,38 @@ export async function startStack(
     return {
       url: inboundUrl,
       deps,
+      // Every step runs even when one before it fails: a consumer or outbox relay left running outlives this file
+      // (jest runs a package's files in one process) and took the next file's messages.
       async stop() {
-        await consumer.close();
-        server.closeAllConnections();
-        await new Promise((r) => server.close(r));
-        await deps.outbox.stop();
-        await deps.broker.close();
-        await deps.db.close();
-        deps.s3.destroy();
-        deps.sesV1.destroy();
+        const steps: (() => unknown)[] = [
+          () => consumer.close(),
+          () => {
+            server.closeAllConnections();
+            return new Promise((r) => server.close(r));
+          },
+          () => deps.outbox.stop(),
+          () => deps.broker.close(),
+          () => deps.db.close(),
+          () => deps.s3.destroy(),
+          () => deps.sesV1.destroy(),
+        ];
+        const errors: unknown[] = [];
+        for (const step of steps)
+          await Promise.resolve()
+            .then(step)
+            .catch((err: unknown) => errors.push(err));
+        if (errors.length > 0)
+          throw new AggregateError(errors, "the in-process inbound-mail did not stop cleanly");
       },
     };
   };
+  let inbound: InboundProcess;
+  try {
+    inbound = await startInbound(opts.inbound ?? "in-process");
+  } catch (err) {
+    await stopStarted();
+    throw err;
+  }
   const stack: Stack = {
     db,
     s3,
@@ -248,11 +283,12 @@ export async function startStack(
     publicApi: `http://127.0.0.1:${apiPort}`,
     internalApi: `http://127.0.0.1:${apiInternal}`,
     inboundPort,
-    inbound: await startInbound(opts.inbound ?? "in-process"),
+    inbound,
     children,
     startInbound: async (mode, extra) => (stack.inbound = await startInbound(mode, extra)),
     async close() {
-      await stack.inbound.stop().catch(() => undefined);
+      // Reported, not thrown: the file's own results stand, and the rest of the stack still stops.
+      await stack.inbound.stop().catch((err: unknown) => console.warn("inbound-mail stop:", err));
       await Promise.all(children.map((c) => c.stop()));
       await sim.stop();
       s3Client.destroy();

@@ -5,42 +5,13 @@
 // It first SIGKILLs the services the run's tests started (killOnExit) that are still running: a suite whose
 // beforeAll failed, or that timed out, never stopped its stack, and the next run met it.
 const fs = require("node:fs");
+const { killLeftChildren } = require("./left-children");
 const { changeVhost } = require("./vhosts");
 
-function startTime(pid) {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19] ?? null;
-  } catch {
-    return null;
-  }
-}
-
-function killLeftChildren() {
-  const file = process.env.TEST_CHILDREN_FILE;
-  if (!file || !fs.existsSync(file)) return;
-  const left = new Map();
-  for (const line of fs.readFileSync(file, "utf8").split("\n")) {
-    if (line.startsWith("+")) {
-      const [pid, started] = line.slice(1).split(" ");
-      left.set(pid, started);
-    } else if (line.startsWith("-")) left.delete(line.slice(1));
-  }
-  for (const [pid, started] of left) {
-    // the same process, not another that got its pid since
-    if (startTime(pid) !== started) continue;
-    try {
-      process.kill(Number(pid), "SIGKILL");
-      console.warn(`[teardown] killed a service a test left running (pid ${pid})`);
-    } catch {
-      /* gone meanwhile */
-    }
-  }
-  fs.rmSync(file, { force: true });
-}
-
 module.exports = async function globalTeardown() {
-  killLeftChildren();
+  killLeftChildren("a test");
+  const file = process.env.TEST_CHILDREN_FILE;
+  if (file) fs.rmSync(file, { force: true });
   const vhost = process.env.TEST_RABBITMQ_VHOST;
   if (!vhost || process.env.TEST_KEEP_VHOST === "1") return;
   try {

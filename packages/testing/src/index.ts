@@ -1,11 +1,12 @@
 // What every package's tests share: waiting for a condition, an in-process S3 (s3rver), and a project with its
 // keys and a verified sender. Real services only: these start or write the real thing, never a fake of it.
 import { type ChildProcess, spawn, type SpawnOptions } from "node:child_process";
-import { appendFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { appendFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import S3rver from "s3rver";
 import { testChildrenFile } from "./env";
+import { processStartTime } from "./left-children";
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -100,16 +101,6 @@ export function projectFactory<D, P extends string = string>(deps: ProjectFactor
   };
 }
 export * from "./zip-builder";
-
-/** A process's start time (clock ticks since boot, /proc/<pid>/stat's 22nd field), or null when it is gone. */
-function processStartTime(pid: number): string | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19] ?? null;
-  } catch {
-    return null;
-  }
-}
 
 /**
  * A service a test started as a child process, SIGKILLed by the package run's global teardown if it is still
