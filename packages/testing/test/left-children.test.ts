@@ -19,12 +19,17 @@ test("a child still running is killed once, and one that exited is left alone", 
   const exited = (p: typeof left) => new Promise<string | null>((r) => p.once("exit", (_c, s) => r(s)));
   const leftExit = exited(left);
   const stoppedExit = exited(stopped);
-  stopped.kill("SIGTERM");
-  expect(await stoppedExit).toBe("SIGTERM");
-  await waitFor(() => left.pid !== undefined);
+  try {
+    stopped.kill("SIGTERM");
+    expect(await stoppedExit).toBe("SIGTERM");
+    await waitFor(() => left.pid !== undefined);
 
-  expect(killLeftChildren("this test")).toEqual([left.pid]);
-  expect(await leftExit).toBe("SIGKILL");
-  // recorded as gone: nothing to kill a second time
-  expect(killLeftChildren("this test")).toEqual([]);
+    expect(killLeftChildren("this test")).toEqual([left.pid]);
+    expect(await leftExit).toBe("SIGKILL");
+    // recorded as gone: nothing to kill a second time
+    expect(killLeftChildren("this test")).toEqual([]);
+  } finally {
+    // a failed expectation must not leave them running
+    for (const p of [left, stopped]) if (p.exitCode === null && p.signalCode === null) p.kill("SIGKILL");
+  }
 });
