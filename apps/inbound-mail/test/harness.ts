@@ -85,9 +85,13 @@ export async function spawnService(
     name,
     proc,
     port,
+    // A service that has not exited 15 s after SIGTERM (a drain that hangs) is SIGKILLed: a stop that waited for
+    // ever ran the file's afterAll out of time, and left the rest of the stack running.
     async stop(signal = "SIGTERM") {
       if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
+      const timer = setTimeout(() => proc.kill("SIGKILL"), 15_000);
       await exited;
+      clearTimeout(timer);
     },
   };
 }
@@ -242,8 +246,8 @@ export async function startStack(
     return {
       url: inboundUrl,
       deps,
-      // Every step runs even when one before it fails: a consumer or outbox relay left running outlives this file
-      // (jest runs a package's files in one process) and took the next file's messages.
+      // Every step runs even when one before it fails or hangs (15 s): a consumer or outbox relay left running
+      // outlives this file (jest runs a package's files in one process) and took the next file's messages.
       async stop() {
         const steps: (() => unknown)[] = [
           () => consumer.close(),
@@ -258,10 +262,15 @@ export async function startStack(
           () => deps.sesV1.destroy(),
         ];
         const errors: unknown[] = [];
-        for (const step of steps)
-          await Promise.resolve()
-            .then(step)
-            .catch((err: unknown) => errors.push(err));
+        for (const step of steps) {
+          let timer: NodeJS.Timeout | undefined;
+          const late = new Promise((_, reject) => {
+            timer = setTimeout(() => reject(new Error("a stop step took over 15 s")), 15_000);
+          });
+          await Promise.race([Promise.resolve().then(step), late])
+            .catch((err: unknown) => errors.push(err))
+            .finally(() => clearTimeout(timer));
+        }
         if (errors.length > 0)
           throw new AggregateError(errors, "the in-process inbound-mail did not stop cleanly");
       },
