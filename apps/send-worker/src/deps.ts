@@ -30,6 +30,12 @@ export async function createDeps(env: Env): Promise<Deps> {
   const base = await createBaseDeps("send-worker", env, { db: { planEachCall: true } });
   const redis = createRedis(env.REDIS_URL, base.logger, { purpose: "send rate limiter" });
   const outbox = createOutbox(base);
+  const callHeld = base.metrics.histogram(
+    "send_rate_place_held_seconds",
+    "Provider calls under the send rate limit: from the limiter's check to the provider's answer. The rate reached is the limit × 1 s / (1 s + this)",
+    [],
+    [0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+  );
   const send: SendActivityDeps = {
     db: base.db,
     // the Message-ID SES gives the email, stored at mark-sent for inbound replies' In-Reply-To
@@ -50,6 +56,7 @@ export async function createDeps(env: Env): Promise<Deps> {
       bulkMaxAheadMs: env.SEND_BULK_MAX_AHEAD_MS,
       // a call unanswered this long has timed out (and been answered); past it a killed worker's call ages out
       holdMs: env.PROVIDER_TIMEOUT_MS + 5000,
+      onAnswered: (ms) => callHeld.observe(ms / 1000),
     }),
     postalAddress: createPostalAddresses(base.db),
     logger: base.logger,

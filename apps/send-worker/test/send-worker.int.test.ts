@@ -596,6 +596,23 @@ describe("global rate limiter (real Redis)", () => {
     expect(await h.redis.zcard(`${key}:calls`)).toBe(1);
   });
 
+  it("tells how long each answered call held its place, and nothing for a call not made", async () => {
+    const held: number[] = [];
+    const limiter = createRateLimiter(h.redis, {
+      perSecond: 5,
+      key: `rate-test:${randomUUID()}`,
+      onAnswered: (ms) => held.push(ms),
+    });
+    const call = await limiter.dispatch();
+    await new Promise((r) => setTimeout(r, 60));
+    call.answered();
+    call.answered(); // told once
+    (await limiter.dispatch()).unused();
+    expect(held).toHaveLength(1);
+    expect(held[0]).toBeGreaterThanOrEqual(55);
+    expect(held[0]).toBeLessThan(5000);
+  });
+
   it("lets an unanswered call of a killed caller age out", async () => {
     const key = `rate-test:${randomUUID()}`;
     // What a worker SIGKILLed mid-call leaves: its entry, never answered.

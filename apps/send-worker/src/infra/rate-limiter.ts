@@ -129,6 +129,11 @@ export function createRateLimiter(
     holdMs?: number;
     /** How often a caller asks again while the calls ahead of it are all unanswered. */
     pollMs?: number;
+    /**
+     * Told, per provider call answered, how long it held its place from its check to its answer (ms): the rate
+     * reached is `perSecond` × 1 s / (1 s + that time), so it says what the limit costs.
+     */
+    onAnswered?: (heldMs: number) => void;
   },
 ): RateLimiter {
   if (opts.perSecond <= 0) {
@@ -187,10 +192,12 @@ export function createRateLimiter(
     async dispatch(lane) {
       const id = idPrefix + String(nextId++);
       await (lane === "bulk" ? inTurn("dispatch", () => waitForPlace(id)) : waitForPlace(id));
+      const checkedAt = performance.now();
       let settled = false;
       const end = (how: "answered" | "unused") => {
         if (settled) return;
         settled = true;
+        if (how === "answered") opts.onAnswered?.(performance.now() - checkedAt);
         // Not awaited: the send goes on. A failed write leaves the entry to age out (holdMs); it never lets more by.
         const write =
           how === "answered" ? redis.eval(ANSWERED, 1, callsKey, id, holdMs) : redis.zrem(callsKey, id);
