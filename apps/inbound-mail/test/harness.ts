@@ -22,7 +22,7 @@ import {
   type S3ClientType,
 } from "@emailsvc/provider";
 import { createSimulator, type Simulator } from "@emailsvc/provider-simulator";
-import { spawnTs, startS3, type TestS3, waitFor } from "@emailsvc/testing";
+import { spawnTs, startS3, stopEvery, type TestS3, waitFor } from "@emailsvc/testing";
 import { createApp } from "../src/app";
 import { inboundConsumer } from "../src/consumers/inbound.consumer";
 import { createDeps, type Deps } from "../src/deps";
@@ -249,7 +249,7 @@ export async function startStack(
       // Every step runs even when one before it fails or hangs (15 s): a consumer or outbox relay left running
       // outlives this file (jest runs a package's files in one process) and took the next file's messages.
       async stop() {
-        const steps: (() => unknown)[] = [
+        await stopEvery([
           () => consumer.close(),
           () => {
             server.closeAllConnections();
@@ -260,19 +260,7 @@ export async function startStack(
           () => deps.db.close(),
           () => deps.s3.destroy(),
           () => deps.sesV1.destroy(),
-        ];
-        const errors: unknown[] = [];
-        for (const step of steps) {
-          let timer: NodeJS.Timeout | undefined;
-          const late = new Promise((_, reject) => {
-            timer = setTimeout(() => reject(new Error("a stop step took over 15 s")), 15_000);
-          });
-          await Promise.race([Promise.resolve().then(step), late])
-            .catch((err: unknown) => errors.push(err))
-            .finally(() => clearTimeout(timer));
-        }
-        if (errors.length > 0)
-          throw new AggregateError(errors, "the in-process inbound-mail did not stop cleanly");
+        ]);
       },
     };
   };

@@ -12,7 +12,7 @@ import path from "node:path";
 import type { Express } from "express";
 import { connectShop, createProject, type Db, type ShopSettings } from "@emailsvc/db";
 import type { ConsumerHandle } from "@emailsvc/messaging";
-import { projectFactory, spawnTs, type TestProject, waitFor } from "@emailsvc/testing";
+import { projectFactory, spawnTs, stopEvery, type TestProject, waitFor } from "@emailsvc/testing";
 import { startAbandonedCartLoop } from "../src/abandoned-cart/abandoned-cart-loop";
 import { createApp } from "../src/app";
 import { createDeps, type Deps } from "../src/deps";
@@ -106,14 +106,16 @@ export async function startHarness(extra: Record<string, string> = {}): Promise<
       if (!shop) throw new Error(`${domain} is already connected`);
       return shop.id;
     },
-    async close() {
-      for (const l of loops) await l.stop();
-      for (const c of consumers) await c.close();
-      await deps.outbox.stop();
-      await deps.receiverDb.close();
-      await deps.broker.close();
-      await deps.db.close();
-    },
+    // every part stopped even when one fails or hangs: one left running took the next test file's messages
+    close: () =>
+      stopEvery([
+        ...loops.map((l) => () => l.stop()),
+        ...consumers.map((c) => () => c.close()),
+        () => deps.outbox.stop(),
+        () => deps.receiverDb.close(),
+        () => deps.broker.close(),
+        () => deps.db.close(),
+      ]),
   };
 }
 

@@ -26,6 +26,25 @@ export async function waitFor<T>(
   }
 }
 
+/**
+ * Runs every stop step of a test harness in order, each given at most `stepTimeoutMs`, and throws once at the end if
+ * any failed or hung: a harness whose stop ended at its first failing step left the rest (a consumer, an outbox
+ * relay) running in jest's process, where it took the package's next test file's messages.
+ */
+export async function stopEvery(steps: readonly (() => unknown)[], stepTimeoutMs = 15_000): Promise<void> {
+  const errors: unknown[] = [];
+  for (const step of steps) {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`a stop step took over ${stepTimeoutMs} ms`)), stepTimeoutMs);
+    });
+    await Promise.race([Promise.resolve().then(step), late])
+      .catch((err: unknown) => errors.push(err))
+      .finally(() => clearTimeout(timer));
+  }
+  if (errors.length > 0) throw new AggregateError(errors, "a test harness did not stop cleanly");
+}
+
 export interface TestS3 {
   endpoint: string;
   bucket: string;
