@@ -216,13 +216,15 @@ export async function startStack(
     spawnService("webhook-dispatcher", env, wdPort),
   ]);
   const children = started.flatMap((r) => (r.status === "fulfilled" ? [r.value] : []));
-  const stopStarted = async () => {
-    await Promise.all(children.map((c) => c.stop("SIGKILL")));
-    await sim.stop();
-    s3Client.destroy();
-    await s3.close();
-    await db.close();
-  };
+  /** Everything but inbound-mail: on a failed start, and at the end of close(). */
+  const stopStarted = () =>
+    stopEvery([
+      () => Promise.all(children.map((c) => c.stop())),
+      () => sim.stop(),
+      () => s3Client.destroy(),
+      () => s3.close(),
+      () => db.close(),
+    ]);
   const failed = started.find((r) => r.status === "rejected");
   if (failed) {
     await stopStarted();
@@ -286,11 +288,7 @@ export async function startStack(
     async close() {
       // Reported, not thrown: the file's own results stand, and the rest of the stack still stops.
       await stack.inbound.stop().catch((err: unknown) => console.warn("inbound-mail stop:", err));
-      await Promise.all(children.map((c) => c.stop()));
-      await sim.stop();
-      s3Client.destroy();
-      await s3.close();
-      await db.close();
+      await stopStarted();
     },
   };
   return stack;

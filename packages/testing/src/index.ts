@@ -122,10 +122,10 @@ export function projectFactory<D, P extends string = string>(deps: ProjectFactor
 export * from "./zip-builder";
 
 /**
- * A service a test started as a child process, SIGKILLed by the package run's global teardown if it is still
- * running then (a failed beforeAll that never handed the stack to its afterAll, a suite that timed out, jest's
- * forceExit): left running, a run's services kept their ports, CPU and broker consumers, and the next run's suite
- * met them (its sends consumed by the old send-worker on the same vhost). The child is written to the run's list
+ * A service a test started as a child process, SIGKILLed if it is still running when the package's next test file
+ * loads (per-file-setup.js) or the package run ends (global-teardown.js): a failed beforeAll that never handed the
+ * stack to its afterAll, a suite that timed out, jest's forceExit. Left running, its consumers took the next
+ * file's (or run's) messages on the same vhost, and it kept its ports and CPU. The child is written to the run's list
  * (TEST_CHILDREN_FILE, made by global-setup) with its start time, so a pid reused since is never killed. An exit
  * hook in the test cannot do this: jest gives test code a sandboxed `process` whose "exit" never fires.
  */
