@@ -79,6 +79,12 @@ const LEASE = "30 seconds";
  * records the error and makes them due again in 2 s). A relay that dies mid-publish leaves its rows leased; they
  * are published again when the lease ends (at-least-once; consumers dedupe on envelope.id).
  *
+ * The lease picks its rows in an `ARRAY(…)` sub-select, which PostgreSQL runs once whatever the plan. Written as
+ * `id IN (SELECT … FOR UPDATE SKIP LOCKED)`, a plan made while the table was empty (a fresh stack; the statement is
+ * prepared, and its generic plan is kept) was a nested-loop semi-join that ran the locking sub-select again for
+ * every row of the table: with a 46,000-row backlog (a burst of tracked opens) every relay's lease ran for minutes,
+ * all of them waiting on PostgreSQL's lock manager, and the events reached their webhooks minutes late.
+ *
  * Deleting instead of marking published keeps the table as small as the backlog: the lease is an index scan in
  * `created_at` order over live rows only (the lease's own update touches no indexed column, so it stays a HOT
  * update), where a growing history of published rows made every pass walk past all of them.
@@ -95,9 +101,9 @@ export function createOutboxStore(pool: Pool): OutboxStore {
         created_at: Date;
       }>(
         `UPDATE outbox_messages SET available_at = now() + interval '${LEASE}'
-          WHERE id IN (SELECT id FROM outbox_messages
-                        WHERE available_at <= now()
-                        ORDER BY created_at LIMIT $1 FOR UPDATE SKIP LOCKED)
+          WHERE id = ANY(ARRAY(SELECT id FROM outbox_messages
+                                WHERE available_at <= now()
+                                ORDER BY created_at LIMIT $1 FOR UPDATE SKIP LOCKED))
           RETURNING id, exchange, routing_key, payload, headers, created_at`,
         [limit],
       );

@@ -36,18 +36,19 @@ export interface DueStep {
  * Claims up to `limit` due steps with FOR UPDATE SKIP LOCKED (any number of shop-ingest replicas take disjoint
  * steps), marking them `sending` until `claimSeconds` from now: a replica that dies holding a claim leaves it to
  * be claimed again when it expires. The step's send has a fixed id (the step's own), so a claim taken again after
- * its send was accepted finds that send instead of making another.
+ * its send was accepted finds that send instead of making another. The due steps are picked in an `ARRAY(…)`
+ * sub-select, run once whatever the plan (see the outbox lease: a joined locking sub-select can be run again per
+ * row under a plan made while the table was empty).
  */
 export async function claimDueSteps(db: Db, limit: number, claimSeconds: number): Promise<DueStep[]> {
   const { rows } = await db.pool.query<DueStep>(
-    `WITH due AS (
-       SELECT id FROM abandoned_cart_steps
-        WHERE due_at <= now() AND (status = 'pending' OR (status = 'sending' AND claim_expires_at < now()))
-        ORDER BY due_at LIMIT $1 FOR UPDATE SKIP LOCKED
-     ), claimed AS (
+    `WITH claimed AS (
        UPDATE abandoned_cart_steps s SET status = 'sending', claim_expires_at = now() + $2::int * interval '1 second',
               updated_at = now()
-         FROM due WHERE s.id = due.id
+        WHERE s.id = ANY(ARRAY(
+                SELECT id FROM abandoned_cart_steps
+                 WHERE due_at <= now() AND (status = 'pending' OR (status = 'sending' AND claim_expires_at < now()))
+                 ORDER BY due_at LIMIT $1 FOR UPDATE SKIP LOCKED))
        RETURNING s.id, s.project_id, s.shop_id, s.checkout_id, s.step, s.lead_id
      )
      SELECT c.id, c.project_id, c.shop_id, c.checkout_id, c.step, COALESCE(c.lead_id, ck.lead_id) AS lead_id,
