@@ -4,12 +4,18 @@
  * notification-ingest's /webhooks/provider, 50 in flight: accepted/s (HTTP 200) and processed/s (activity
  * `delivered` in PostgreSQL). Raw baselines in the same run: signature verification alone per second, and one
  * INSERT + UPDATE pair per event through pg.
+ * With the demo project's webhook URLs pointing at a local receiver (`--webhook up`, the default: the case users
+ * run, issue 28), each delivery also becomes an email.delivered webhook: it prints when the last one arrived.
+ * `--webhook off` measures without URLs, `down` against a closed port. Also CPU ms per notification per process.
  * Run: pnpm --filter @emailsvc/bench exec tsx --conditions=development notifications/run.ts [--n 20000]
+ *      [--webhook up|down|off]
  */
 import { randomUUID } from "node:crypto";
 import { Client } from "pg";
 import { createSnsVerifier, readSnsTestFixtures, signSnsMessage } from "@emailsvc/provider";
+import { cpuBetween, snapshot, stackGroups } from "../lib/proc-cpu";
 import { DATABASE_URL, PORT_OFFSET, demo, numArg, post } from "../lib/stack";
+import { useWebhookReceiver, webhookModeArg } from "../lib/webhook-receiver";
 
 const d = demo();
 const N = numArg("n", 20000);
@@ -92,6 +98,9 @@ async function main() {
   const pairRate = 2000 / ((performance.now() - t2) / 1000);
   await Promise.all(conns.map((c) => c.end()));
 
+  const hooks = await useWebhookReceiver(d, webhookModeArg("up"));
+  const groups = stackGroups(PORT_OFFSET);
+  const cpuBefore = snapshot(groups);
   const t0 = performance.now();
   await pool(N, 50, async (i) => {
     const r = await post(`http://127.0.0.1:${3006 + PORT_OFFSET}/webhooks/provider`, messages[i]!, {
@@ -111,6 +120,12 @@ async function main() {
     if (done < N) await new Promise((r) => setTimeout(r, 250));
   }
   const processed = performance.now() - t0;
+  // every delivery of a live or test activity is an email.delivered webhook when the project has a URL
+  const hooked = hooks.mode === "up" ? await hooks.waitFor(0, N, 300_000) : 0;
+  const hookedMs = performance.now() - t0;
+  const hits = hooks.hits();
+  const cpu = cpuBetween(cpuBefore, snapshot(groups));
+  await hooks.restore();
 
   await db.end();
 
@@ -118,6 +133,17 @@ async function main() {
   console.log(`  accepted (HTTP 200, queued):        ${(N / (accepted / 1000)).toFixed(0)} /s`);
   console.log(
     `  processed (activity delivered):     ${(done / (processed / 1000)).toFixed(0)} /s  (${done} of ${N}; goal ≥ 1,000/s)`,
+  );
+  if (hooks.mode === "up")
+    console.log(
+      `  webhooks received (email.delivered): ${(hits / (hookedMs / 1000)).toFixed(0)} /s  (${hits} of ${N}, the last after ${(hookedMs / 1000).toFixed(1)} s; ${hooked.toFixed(0)} ms after the last delivered)`,
+    );
+  else console.log(`  webhook receiver ${hooks.mode}`);
+  console.log(
+    `  CPU ms per notification: ${[...cpu]
+      .filter(([, ms]) => ms / N >= 0.005)
+      .map(([name, ms]) => `${name} ${(ms / N).toFixed(3)}`)
+      .join(", ")}   (PostgreSQL and RabbitMQ: every user of them on this machine)`,
   );
   console.log(`  raw: signature verification alone   ${verifyRate.toFixed(0)} /s`);
   console.log(`  raw: INSERT+UPDATE pair through pg  ${pairRate.toFixed(0)} /s`);

@@ -22,10 +22,9 @@
  */
 import { SendEmailCommand } from "@aws-sdk/client-sesv2";
 import { createSesClient } from "@emailsvc/provider";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { cpuBetween, snapshot, stackGroups } from "../lib/proc-cpu";
 import { demo, fmt, numArg, percentile, post } from "../lib/stack";
+import { useWebhookReceiver, webhookModeArg } from "../lib/webhook-receiver";
 
 const d = demo();
 const N = numArg("n", 5000);
@@ -34,11 +33,7 @@ const WARMUP = numArg("warmup", 2000);
 const OFFSET = Number(process.env.STACK_PORT_OFFSET ?? 0);
 const API = `http://127.0.0.1:${3001 + OFFSET}`;
 const GATEWAY = `http://127.0.0.1:${8080 + OFFSET}`;
-const WEBHOOK = (() => {
-  const i = process.argv.indexOf("--webhook");
-  const v = i >= 0 ? process.argv[i + 1] : "up";
-  return v === "down" || v === "off" ? v : "up";
-})();
+const WEBHOOK = webhookModeArg("up");
 const groups = stackGroups(OFFSET);
 
 const simCount = async () =>
@@ -105,32 +100,7 @@ async function main() {
         Content: { Simple: { Subject: { Data: "raw" }, Body: { Html: { Data: "<p>raw</p>" } } } },
       }),
     );
-  // the webhook receiver: answers 200 at once (or nothing listens, for --webhook down)
-  let hits = 0;
-  const receiver = http.createServer((req, res) => {
-    req.resume();
-    req.on("end", () => {
-      hits++;
-      res.end("ok");
-    });
-  });
-  await new Promise<void>((r) => receiver.listen(0, "127.0.0.1", r));
-  const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
-  if (WEBHOOK === "down") await new Promise((r) => receiver.close(r));
-  const admin = (method: string, body?: unknown) =>
-    fetch(`${d.internal_url}/admin/projects/${d.project_id}`, {
-      method,
-      headers: { "x-admin-token": d.admin_token, "Content-Type": "application/json" },
-      ...(body ? { body: JSON.stringify(body) } : {}),
-    }).then(async (r) => {
-      if (!r.ok) throw new Error(`admin API answered ${r.status}`);
-      return ((await r.json()) as { project: Record<string, string | null> }).project;
-    });
-  const savedProject = await admin("GET");
-  const url = WEBHOOK === "off" ? null : hookUrl;
-  await admin("PATCH", { webhook_url: url ?? "", webhook_url_dev: url ?? "" });
-  // the services trust a project's URLs for 5 s (WEBHOOK_URL_CACHE_MS and the publishers' caches)
-  await new Promise((r) => setTimeout(r, 6000));
+  const hooks = await useWebhookReceiver(d, WEBHOOK);
 
   await resetSim();
   await pool(WARMUP, 50, (i) => sendOne(200_000 + i));
@@ -154,11 +124,11 @@ async function main() {
     // wait for the warm-up's (or the previous phase's) webhooks to settle before the CPU snapshot
     const settleUntil = Date.now() + 30_000;
     let last = -1;
-    while (hits !== last && Date.now() < settleUntil) {
-      last = hits;
+    while (hooks.hits() !== last && Date.now() < settleUntil) {
+      last = hooks.hits();
       await new Promise((r) => setTimeout(r, 1000));
     }
-    const hitsBefore = hits;
+    const hitsBefore = hooks.hits();
     const before = snapshot(groups);
     const self = process.cpuUsage();
     const t0 = performance.now();
@@ -167,14 +137,12 @@ async function main() {
     while ((await simCount()) < N) await new Promise((r) => setTimeout(r, 100));
     const e2e = performance.now() - t0;
     // then the webhooks of those emails (one email.sent each), up to 60 s
-    const hooksUntil = Date.now() + 60_000;
-    if (WEBHOOK === "up")
-      while (hits - hitsBefore < N && Date.now() < hooksUntil) await new Promise((r) => setTimeout(r, 100));
+    if (WEBHOOK === "up") await hooks.waitFor(hitsBefore, N, 60_000);
     else await new Promise((r) => setTimeout(r, 5000)); // what a down receiver costs in the next seconds
     const hooked = performance.now() - t0;
     const cpu = cpuBetween(before, snapshot(groups));
     const gen = process.cpuUsage(self);
-    return { rate: N / (e2e / 1000), e2e, accepted, hooked, hooks: hits - hitsBefore, cpu, gen };
+    return { rate: N / (e2e / 1000), e2e, accepted, hooked, hooks: hooks.hits() - hitsBefore, cpu, gen };
   };
 
   const rawBefore = await rawPhase("rawA");
@@ -189,11 +157,7 @@ async function main() {
   clearInterval(tick);
   const lat = await Promise.all(latencies);
   await simConfig({ notificationUrl: saved.notificationUrl ?? null });
-  await admin("PATCH", {
-    webhook_url: savedProject.webhook_url ?? "",
-    webhook_url_dev: savedProject.webhook_url_dev ?? "",
-  });
-  receiver.close();
+  await hooks.restore();
 
   const rawRate = (rawBefore.rate + rawAfter.rate) / 2;
   console.log(`send-pipeline: ${N} emails, 50 in flight, webhook receiver ${WEBHOOK}`);

@@ -4,12 +4,18 @@
  * and in the same run a bare node:http server answering the same GIF, measured right before and right after the
  * pixel (the ratio uses their mean: this machine's speed drifts within minutes). Also checks that repeat hits cost no extra
  * write to the activity row (its updated_at does not move after the first hit).
- * Run: pnpm --filter @emailsvc/bench exec tsx --conditions=development tracking/run.ts
+ * Every hit is an event (email.opened / email.clicked), and a webhook when the project has a URL: with the demo
+ * project's URLs pointing at a local receiver (`--webhook up`, the default: the case users run, issue 28) it also
+ * prints how many of the run's events reached the receiver and how long after the last hit the last one did, and
+ * CPU ms per hit per process. `--webhook off`: no URLs; `down`: a closed port.
+ * Run: pnpm --filter @emailsvc/bench exec tsx --conditions=development tracking/run.ts [--webhook up|down|off]
  */
 import { spawn } from "node:child_process";
 import autocannon from "autocannon";
 import { Client } from "pg";
 import { clickUrl } from "@emailsvc/content";
+import { cpuBetween, snapshot, stackGroups } from "../lib/proc-cpu";
+import { useWebhookReceiver, webhookModeArg } from "../lib/webhook-receiver";
 import { DATABASE_URL, PORT_OFFSET, demo, stackSecrets } from "../lib/stack";
 
 const d = demo();
@@ -65,12 +71,38 @@ async function main() {
   await new Promise((r) => setTimeout(r, 500));
   const before = (await db.query("SELECT updated_at FROM activities WHERE id = $1", [a.id])).rows[0]
     .updated_at as Date;
+  const hooks = await useWebhookReceiver(d, webhookModeArg("up"));
+  const groups = stackGroups(PORT_OFFSET);
+  const startedAt = new Date();
+  const cpuBefore = snapshot(groups);
   const pixel = await run(`${INGEST}/t/o/${a.id}`);
+  const cpuPixel = cpuBetween(cpuBefore, snapshot(groups));
   const rawAfter = await run(`http://127.0.0.1:${barePort}/t/o/x`);
+  const cpuClickBefore = snapshot(groups);
   const click = await run(clickUrl(INGEST, secret, a.id, "https://example.com/landing?x=1"));
+  const cpuClick = cpuBetween(cpuClickBefore, snapshot(groups));
+  const lastHit = performance.now();
   await new Promise((r) => setTimeout(r, 2000));
   const after = (await db.query("SELECT updated_at FROM activities WHERE id = $1", [a.id])).rows[0]
     .updated_at as Date;
+  // the run's events, and (receiver up) the webhooks they became: waited for until none arrived for 10 s
+  const events = (
+    await db.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM email_events WHERE activity_id = $1 AND created_at >= $2",
+      [a.id, startedAt],
+    )
+  ).rows[0]!.n;
+  let lastHook = lastHit;
+  if (hooks.mode === "up") {
+    let seen = -1;
+    while (hooks.hits() !== seen && hooks.hits() < events) {
+      seen = hooks.hits();
+      await new Promise((r) => setTimeout(r, 10_000));
+      if (hooks.hits() !== seen) lastHook = performance.now();
+    }
+    if (hooks.hits() >= events) lastHook = performance.now();
+  }
+  await hooks.restore();
   bare.kill();
   await db.end();
 
@@ -84,6 +116,18 @@ async function main() {
   console.log(
     `  pixel = ${((pixel.requests.average / ((rawRes.requests.average + rawAfter.requests.average) / 2)) * 100).toFixed(0)}% of the bare server's mean (goal ≥ 50%, p99 < 20 ms)`,
   );
+  const perHit = (cpu: Map<string, number>, hits: number) =>
+    [...cpu]
+      .filter(([, ms]) => ms / hits >= 0.001)
+      .map(([name, ms]) => `${name} ${(ms / hits).toFixed(3)}`)
+      .join(", ");
+  console.log(`  CPU ms per pixel hit (during its 10 s): ${perHit(cpuPixel, pixel.requests.total)}`);
+  console.log(`  CPU ms per click (during its 10 s): ${perHit(cpuClick, click.requests.total)}`);
+  if (hooks.mode === "up")
+    console.log(
+      `  webhooks received: ${hooks.hits()} of the run's ${events} events, the last ${((lastHook - lastHit) / 1000).toFixed(0)} s after the last hit`,
+    );
+  else console.log(`  webhook receiver ${hooks.mode} (${events} events recorded)`);
   console.log(
     `  activity row written by repeat hits: ${before.getTime() === after.getTime() ? "no" : "YES"} (goal: no)`,
   );
