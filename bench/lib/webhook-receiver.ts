@@ -15,8 +15,13 @@ export interface WebhookReceiver {
   mode: WebhookMode;
   /** Requests the receiver has answered so far. */
   hits(): number;
-  /** Resolves when `n` more requests than `from` arrived, or after `timeoutMs`; with the time it took. */
-  waitFor(from: number, n: number, timeoutMs: number): Promise<number>;
+  /** When the last request arrived (performance.now()), or null before the first. */
+  lastAt(): number | null;
+  /**
+   * Resolves when `n` more requests than `from` arrived, after `timeoutMs`, or once none arrived for `idleMs`;
+   * with the time it took.
+   */
+  waitFor(from: number, n: number, timeoutMs: number, idleMs?: number): Promise<number>;
   /** Puts the demo project's URLs back as they were and stops the receiver. */
   restore(): Promise<void>;
 }
@@ -28,10 +33,12 @@ export interface WebhookReceiver {
  */
 export async function useWebhookReceiver(d: Demo, mode: WebhookMode): Promise<WebhookReceiver> {
   let hits = 0;
+  let lastAt: number | null = null;
   const receiver = http.createServer((req, res) => {
     req.resume();
     req.on("end", () => {
       hits++;
+      lastAt = performance.now();
       res.end("ok");
     });
   });
@@ -54,9 +61,11 @@ export async function useWebhookReceiver(d: Demo, mode: WebhookMode): Promise<We
   return {
     mode,
     hits: () => hits,
-    async waitFor(from, n, timeoutMs) {
+    lastAt: () => lastAt,
+    async waitFor(from, n, timeoutMs, idleMs = Infinity) {
       const t = performance.now();
-      while (hits - from < n && performance.now() - t < timeoutMs)
+      const idle = () => performance.now() - Math.max(lastAt ?? t, t) >= idleMs;
+      while (hits - from < n && performance.now() - t < timeoutMs && !idle())
         await new Promise((r) => setTimeout(r, 50));
       return performance.now() - t;
     },

@@ -92,16 +92,8 @@ async function main() {
       [a.id, startedAt],
     )
   ).rows[0]!.n;
-  let lastHook = lastHit;
-  if (hooks.mode === "up") {
-    let seen = -1;
-    while (hooks.hits() !== seen && hooks.hits() < events) {
-      seen = hooks.hits();
-      await new Promise((r) => setTimeout(r, 10_000));
-      if (hooks.hits() !== seen) lastHook = performance.now();
-    }
-    if (hooks.hits() >= events) lastHook = performance.now();
-  }
+  if (hooks.mode === "up") await hooks.waitFor(0, events, 600_000, 10_000);
+  const lastHook = hooks.lastAt() ?? lastHit;
   await hooks.restore();
   bare.kill();
   await db.end();
