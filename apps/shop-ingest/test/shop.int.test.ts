@@ -229,6 +229,79 @@ describe("POST /webhooks/shop/:topic: the receiver", () => {
       body: { success: true, duplicate: true, message: "Duplicate webhook: already received" },
     });
   });
+
+  it("a group commit queues one message per project and topic naming its deliveries; 60 at once are all applied", async () => {
+    const a = await shop();
+    const b = await shop();
+    const { Exchanges, RoutingKeys, makeEnvelope } = await import("@emailsvc/contracts");
+    const { recordShopWebhooks, timeOrderedUuid } = await import("@emailsvc/db");
+    const row = (sh: typeof a, topic: "cart/update" | "order/create", webhookId = uniq("wh")) => {
+      const id = timeOrderedUuid();
+      const routingKey = topic === "cart/update" ? RoutingKeys.shopCartUpdate : RoutingKeys.shopOrderCreate;
+      return {
+        id,
+        projectId: sh.projectId,
+        shopId: sh.shopId,
+        webhookId,
+        topic,
+        payloadJson: JSON.stringify({ token: uniq("cart"), line_items: [] }),
+        outbox: {
+          exchange: Exchanges.shopWebhooks,
+          routingKey,
+          payload: makeEnvelope(routingKey, { webhookEventIds: [id] }, { projectId: sh.projectId }),
+        },
+      };
+    };
+    const rows = [
+      row(a, "cart/update"),
+      row(a, "cart/update", "dup"),
+      row(a, "order/create"),
+      row(b, "cart/update"),
+    ];
+    rows.push(row(a, "cart/update"), row(a, "cart/update", "dup")); // the same webhook id twice in one batch
+    // in a transaction rolled back: no relay (this file's or another's) publishes the rows while they are read
+    const client = await h.deps.db.pool.connect();
+    try {
+      await client.query("BEGIN");
+      const outcomes = await recordShopWebhooks({ pool: client } as never, rows);
+      expect(outcomes).toEqual(["stored", "stored", "stored", "stored", "stored", "duplicate"]);
+      const { rows: queued } = await client.query<{ routing_key: string; payload: Record<string, unknown> }>(
+        `SELECT routing_key, payload FROM outbox_messages WHERE payload->>'projectId' = ANY($1::text[])`,
+        [[a.projectId, b.projectId]],
+      );
+      const summary = queued
+        .map((m) => ({
+          project: m.payload.projectId === a.projectId ? "a" : "b",
+          routingKey: m.routing_key,
+          ids: (m.payload.payload as { webhookEventIds: string[] }).webhookEventIds,
+        }))
+        .sort((x, y) => (x.project + x.routingKey).localeCompare(y.project + y.routingKey));
+      expect(summary).toEqual(
+        [
+          {
+            project: "a",
+            routingKey: RoutingKeys.shopCartUpdate,
+            ids: [rows[0]!.id, rows[1]!.id, rows[4]!.id],
+          },
+          { project: "a", routingKey: RoutingKeys.shopOrderCreate, ids: [rows[2]!.id] },
+          { project: "b", routingKey: RoutingKeys.shopCartUpdate, ids: [rows[3]!.id] },
+        ].sort((x, y) => (x.project + x.routingKey).localeCompare(y.project + y.routingKey)),
+      );
+    } finally {
+      await client.query("ROLLBACK");
+      client.release();
+    }
+
+    // Through the receiver: 60 concurrent deliveries share commits, and every one is applied.
+    const answers = await Promise.all(
+      Array.from({ length: 60 }, () =>
+        deliver({ topic: "cart/update", body: { ...corpus("carts-update"), token: uniq("cart") }, ...a }),
+      ),
+    );
+    expect(answers.map((r) => r.status)).toEqual(Array(60).fill(200));
+    await settle(a.shopId);
+    expect(await q("SELECT 1 FROM shop_carts WHERE shop_id = $1", [a.shopId])).toHaveLength(60);
+  });
 });
 
 async function settle(shopId: string) {

@@ -13,9 +13,10 @@ type Deps = {
 };
 
 /**
- * Each message is settled on its own (acked, retried or parked), but the deliveries the consumer holds at once
- * are applied together: those of one event-loop turn (a prefetch burst) and those that arrive while up to two
- * batches run. A batch that fails is applied again one delivery at a time, so only the failing one retries.
+ * A message names the deliveries of one group commit (one, or many under load) and is settled on its own (acked,
+ * retried or parked). The deliveries of all the messages the consumer holds at once are applied together: those of
+ * one event-loop turn (a prefetch burst) and those that arrive while up to two batches run. A batch that fails is
+ * applied again one delivery at a time, so only the failing one retries (and its message with it).
  * Two in flight: a batch is four or five round trips, and with one at a time a slow commit (a busy disk) held the
  * whole topic; with two, processing kept up with the receiver.
  */
@@ -26,15 +27,27 @@ function handler(deps: Deps, topic: ShopTopic) {
     maxInFlight: 2,
     gatherTurn: true,
   });
-  return async (envelope: { projectId: ProjectId | null; payload: { webhookEventId: string } }) => {
-    if (!envelope.projectId) throw new PermanentError(`a ${topic} delivery without its project`);
-    const outcome = await batcher.submit({
-      projectId: envelope.projectId,
-      webhookEventId: envelope.payload.webhookEventId,
-    });
-    // The receiver stored the row before publishing: a missing one was deleted (its shop disconnected).
-    if (outcome === "missing")
-      throw new PermanentError(`no stored ${topic} delivery ${envelope.payload.webhookEventId}`);
+  return async (envelope: {
+    projectId: ProjectId | null;
+    payload: { webhookEventIds?: string[]; webhookEventId?: string };
+  }) => {
+    const projectId = envelope.projectId;
+    if (!projectId) throw new PermanentError(`a ${topic} delivery without its project`);
+    const ids = envelope.payload.webhookEventIds ?? [envelope.payload.webhookEventId!];
+    const settled = await Promise.allSettled(
+      ids.map((webhookEventId) => batcher.submit({ projectId, webhookEventId })),
+    );
+    // A delivery that failed retries the message: those applied already are skipped when it comes back.
+    const failed = settled.find((s) => s.status === "rejected");
+    if (failed) throw failed.reason;
+    // The receiver stored the rows before publishing: a missing one was deleted (its shop disconnected).
+    const missing = ids.filter(
+      (_, i) => (settled[i] as PromiseFulfilledResult<ProcessOutcome>).value === "missing",
+    );
+    if (missing.length)
+      throw new PermanentError(
+        `no stored ${topic} deliver${missing.length > 1 ? "ies" : "y"} ${missing.join(", ")}`,
+      );
   };
 }
 

@@ -104,7 +104,11 @@ export async function receiveShopWebhook(
     throw new AppError(ErrorCode.VALIDATION, "x-shop-webhook-id: is required (1 to 255 characters)");
 
   const id = timeOrderedUuid();
-  const envelope = makeEnvelope(ROUTING_KEYS[topic], { webhookEventId: id }, { projectId: shop.project_id });
+  const envelope = makeEnvelope(
+    ROUTING_KEYS[topic],
+    { webhookEventIds: [id] },
+    { projectId: shop.project_id },
+  );
   const outcome = await deps.record({
     id,
     projectId: shop.project_id,

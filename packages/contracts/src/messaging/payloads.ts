@@ -113,8 +113,19 @@ export const providerNotificationPayload = z.looseObject({
   topicArn: z.string().optional(),
 });
 
-/** shop.*: a stored shop webhook delivery. */
-export const shopWebhookPayload = z.looseObject({ webhookEventId: z.string().min(1) });
+/**
+ * shop.*: stored shop webhook deliveries of one project and topic. The receiver group-commits concurrent deliveries
+ * and publishes one message per project and topic of each commit (`webhookEventIds`, in arrival order); a message
+ * queued before that change names one delivery (`webhookEventId`).
+ */
+export const shopWebhookPayload = z
+  .looseObject({
+    webhookEventIds: z.array(z.string().min(1)).min(1).max(1000).optional(),
+    webhookEventId: z.string().min(1).optional(),
+  })
+  .refine((p) => p.webhookEventIds !== undefined || p.webhookEventId !== undefined, {
+    message: "webhookEventIds: is required",
+  });
 
 /** job.import-requested */
 export const importRequestedPayload = z.looseObject({ importJobId: z.string().min(1) });

@@ -27,7 +27,9 @@ export interface NewShopWebhook {
 
 /**
  * Stores deliveries and the outbox rows that queue them, in one statement (one commit): the receiver answers 200
- * only after both are durable. A webhook id the shop already delivered (before, or earlier in the same batch)
+ * only after both are durable. One outbox row per project and topic of the batch names all its stored deliveries
+ * (the first row's envelope, its payload replaced by `webhookEventIds` in arrival order): the relay, the broker and the consumer
+ * then handle one message per group commit, not one per webhook. A webhook id the shop already delivered (before, or earlier in the same batch)
  * stores nothing and answers `duplicate`: concurrent deliveries of one id wait on the unique index, and exactly one
  * of them inserts. Rows go in (shop, webhook id) order, so two batches that share ids wait on each other in one
  * order and cannot deadlock. The raw body is stored as the client sent it (`payloadJson`), not re-serialised.
@@ -43,7 +45,7 @@ export async function recordShopWebhooks(
   const input = `[${rows
     .map(
       (r, i) =>
-        `{"id":"${r.id}","project_id":"${r.projectId}","shop_id":"${r.shopId}","webhook_id":${JSON.stringify(
+        `{"n":${i},"id":"${r.id}","project_id":"${r.projectId}","shop_id":"${r.shopId}","webhook_id":${JSON.stringify(
           r.webhookId,
         )},"topic":${JSON.stringify(r.topic)},"payload":${r.payloadJson},"outbox_id":"${outboxIds[i]}",` +
         `"exchange":${JSON.stringify(r.outbox.exchange)},"routing_key":${JSON.stringify(
@@ -55,14 +57,18 @@ export async function recordShopWebhooks(
     `WITH input AS (
        SELECT * FROM jsonb_to_recordset($1::jsonb)
          AS t(id uuid, project_id uuid, shop_id uuid, webhook_id text, topic text, payload jsonb, outbox_id uuid,
-              exchange text, routing_key text, envelope jsonb)
+              exchange text, routing_key text, envelope jsonb, n int)
      ), ins AS (
        INSERT INTO shop_webhook_events (id, project_id, shop_id, webhook_id, topic, payload)
        SELECT id, project_id, shop_id, webhook_id, topic, payload FROM input ORDER BY shop_id, webhook_id
        ON CONFLICT (shop_id, webhook_id) DO NOTHING RETURNING id
      ), ob AS (
        ${OUTBOX_INSERT}
-       SELECT i.outbox_id, i.exchange, i.routing_key, i.envelope FROM input i JOIN ins ON ins.id = i.id
+       SELECT (array_agg(i.outbox_id ORDER BY i.n))[1], i.exchange, i.routing_key,
+              jsonb_set((array_agg(i.envelope ORDER BY i.n))[1], '{payload}',
+                        jsonb_build_object('webhookEventIds', jsonb_agg(i.id ORDER BY i.n)))
+         FROM input i JOIN ins ON ins.id = i.id
+        GROUP BY i.project_id, i.exchange, i.routing_key
      )
      SELECT id FROM ins`,
     [input],
