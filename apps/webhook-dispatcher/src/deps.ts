@@ -1,4 +1,4 @@
-import { createDeliveryWrites } from "@emailsvc/db";
+import { createDeliveryWrites, createOutboundLoads } from "@emailsvc/db";
 import { allowAnyAddress, guardedAgent, isPublicUnicast } from "@emailsvc/http";
 import { messagingTopology, Queues, type Topology } from "@emailsvc/contracts";
 import { type BaseDeps, createBaseDeps } from "@emailsvc/runtime";
@@ -69,6 +69,7 @@ export async function createDeps(env: Env): Promise<Deps> {
       destinations: createWebhookDestinations(base.db, env.WEBHOOK_URL_CACHE_MS),
       retryDelaysMs: env.WEBHOOK_RETRY_DELAYS_MS,
       writes: createDeliveryWrites(base.db),
+      loadOutbound: createOutboundLoads(base.db),
     },
     slowReceivers: createSlowReceiverGate({
       slowMs: env.WEBHOOK_SLOW_MS,

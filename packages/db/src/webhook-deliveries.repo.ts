@@ -1,4 +1,4 @@
-import type { ProjectId } from "@emailsvc/contracts";
+import { isUuid, type ProjectId } from "@emailsvc/contracts";
 import { createBatcher } from "./batcher";
 import type { Db } from "./create-db";
 
@@ -71,20 +71,20 @@ const STORED = `d.id AS d_id, d.status AS d_status, d.attempts AS d_attempts, d.
          d.is_test AS d_is_test, d.project_id AS d_project_id`;
 
 /**
- * One round trip: the stored delivery of this event if there is one, else the facts to build it from, and in
- * both cases the encrypted signing key of the send's mode.
+ * One round trip for a batch of events: for each, the stored delivery if there is one, else the facts to build it
+ * from, and in both cases the encrypted signing key of the send's mode (`n`: the event's place in the batch).
  */
 const LOAD_OUTBOUND_SQL = `
-  SELECT ${STORED},
+  SELECT t.n, ${STORED},
          a.id, a.project_id, a.is_test, a.recipient, a.provider_message_id, a.campaign_id, a.batch_id, a.email_type,
          m.id AS email_id, m.from_email, m.subject, m.template_id IS NOT NULL AS from_template, a.data,
          p.webhook_url, p.webhook_url_dev, k.key_ciphertext,
          NULLIF(CASE WHEN COALESCE(d.is_test, a.is_test) THEN p.webhook_url_dev ELSE p.webhook_url END, '') AS cur_url
-    FROM (SELECT 1) one
-    LEFT JOIN webhook_deliveries d ON d.event_id = $1 AND d.kind = 'outbound'
+    FROM unnest($1::text[], $2::uuid[], $3::uuid[]) WITH ORDINALITY AS t(event_id, activity_id, project_id, n)
+    LEFT JOIN webhook_deliveries d ON d.event_id = t.event_id AND d.kind = 'outbound'
     -- by primary key only, then the project: with both in one condition, a table never analyzed (autovacuum off,
     -- a fresh database) gets the (project_id, created_at) index and every event read the project's whole history
-    LEFT JOIN LATERAL (SELECT * FROM activities WHERE id = $2 OFFSET 0) a ON a.project_id = $3
+    LEFT JOIN LATERAL (SELECT * FROM activities WHERE id = t.activity_id OFFSET 0) a ON a.project_id = t.project_id
     LEFT JOIN email_messages m ON m.id = a.email_message_id
     LEFT JOIN projects p ON p.id = COALESCE(d.project_id, a.project_id)
     LEFT JOIN api_keys k ON k.project_id = COALESCE(d.project_id, a.project_id)
@@ -105,16 +105,47 @@ const LOAD_INBOUND_SQL = `
     LEFT JOIN api_keys k ON k.project_id = COALESCE(d.project_id, im.project_id)
                         AND k.active_mode = CASE WHEN COALESCE(d.is_test, im.is_test) THEN 'test' ELSE 'live' END`;
 
-/** An email event's delivery (stored or not) with the send it is about, scoped to the send's project. */
+export interface OutboundRef {
+  projectId: ProjectId;
+  eventId: string;
+  activityId: string;
+}
+
+/** Email events' deliveries (stored or not) with the sends they are about, each scoped to its send's project. */
+export async function loadOutboundDeliveries(db: Db, refs: OutboundRef[]): Promise<(OutboundLoad | null)[]> {
+  const { rows } = await db.pool.query<OutboundLoad & { n: string }>(LOAD_OUTBOUND_SQL, [
+    refs.map((r) => r.eventId),
+    // an id that is not a uuid finds nothing (as a send that does not exist)
+    refs.map((r) => (isUuid(r.activityId) ? r.activityId : null)),
+    refs.map((r) => (isUuid(r.projectId) ? r.projectId : null)),
+  ]);
+  const out = new Array<OutboundLoad | null>(refs.length).fill(null);
+  for (const { n, ...row } of rows) out[Number(n) - 1] = row;
+  return out;
+}
+
+/** One email event's delivery (stored or not) with the send it is about, scoped to the send's project. */
 export async function loadOutboundDelivery(
   db: Db,
   projectId: ProjectId,
   eventId: string,
   activityId: string,
 ): Promise<OutboundLoad | null> {
-  return (
-    (await db.pool.query<OutboundLoad>(LOAD_OUTBOUND_SQL, [eventId, activityId, projectId])).rows[0] ?? null
-  );
+  return (await loadOutboundDeliveries(db, [{ projectId, eventId, activityId }]))[0]!;
+}
+
+/**
+ * Loads group-committed like `createDeliveryWrites`' writes: the events a consumer holds at once (a prefetch
+ * burst, and those arriving while one load runs) are read in one round trip, not one each.
+ */
+export function createOutboundLoads(db: Db): (ref: OutboundRef) => Promise<OutboundLoad | null> {
+  const loads = createBatcher<OutboundRef, OutboundLoad | null>({
+    run: (refs) => loadOutboundDeliveries(db, refs),
+    maxBatch: 100,
+    maxInFlight: 2,
+    gatherTurn: true,
+  });
+  return (ref) => loads.submit(ref);
 }
 
 /** An inbound reply's delivery (stored or not) with the reply, scoped to the reply's project. */

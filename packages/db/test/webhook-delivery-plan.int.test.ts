@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { projectIdOf } from "@emailsvc/contracts";
-import { createDb, loadInboundDelivery, loadOutboundDelivery } from "../src";
+import { createDb, loadInboundDelivery, loadOutboundDeliveries, loadOutboundDelivery } from "../src";
 
 // max: 1, so every call runs on one connection, whose named statements settle on a generic plan after five runs.
 const db = createDb(process.env.DATABASE_URL!, { max: 1 });
@@ -48,6 +48,18 @@ describe("loading an event's delivery on a database never analysed (autovacuum o
     expect(r?.id).toBe(first[1]!.id);
     // Joined on `id = $2 AND project_id = $3`, the kept plan walked the (project_id, created_at) index: 20,005.
     expect((await indexEntriesRead("activities")) - before).toBeLessThanOrEqual(2);
+
+    // a batch (the dispatcher reads the events it holds at once together): each event its own send, in order
+    const batchBefore = await indexEntriesRead("activities");
+    const batch = await loadOutboundDeliveries(db, [
+      { projectId, eventId: randomUUID(), activityId: first[2]!.id },
+      { projectId, eventId: randomUUID(), activityId: randomUUID() },
+      { projectId, eventId: randomUUID(), activityId: "not-a-uuid" },
+      { projectId: projectIdOf(randomUUID()), eventId: randomUUID(), activityId: first[4]!.id },
+      { projectId, eventId: randomUUID(), activityId: first[3]!.id },
+    ]);
+    expect(batch.map((r) => r?.id ?? null)).toEqual([first[2]!.id, null, null, null, first[3]!.id]);
+    expect((await indexEntriesRead("activities")) - batchBefore).toBeLessThanOrEqual(8);
 
     // still scoped to the project: another project's id finds no send
     expect(

@@ -8,8 +8,10 @@ import {
   type DeliveryRow,
   type DeliveryWrites,
   type LoadedDelivery,
+  type OutboundLoad,
+  type OutboundRef,
   loadInboundDelivery,
-  loadOutboundDelivery,
+  loadOutboundDeliveries,
   recordAttempt,
   skipDelivery,
   storedDelivery,
@@ -37,6 +39,8 @@ export interface DeliverDeps {
   retryDelaysMs?: readonly number[];
   /** Stores deliveries and logs attempts (group-committed: `createDeliveryWrites`); one statement each without. */
   writes?: DeliveryWrites;
+  /** Reads an event's delivery and send (batched: `createOutboundLoads`); one statement each without. */
+  loadOutbound?: (ref: OutboundRef) => Promise<OutboundLoad | null>;
 }
 
 const writesOf = (deps: DeliverDeps): DeliveryWrites =>
@@ -102,7 +106,10 @@ async function loadOrCreate(
   event: string,
   payload: EventPayload,
 ): Promise<LoadedDelivery | null> {
-  const r = await loadOutboundDelivery(deps.db, payload.projectId, eventId, payload.activityId);
+  const ref = { projectId: payload.projectId, eventId, activityId: payload.activityId };
+  const r = await (deps.loadOutbound
+    ? deps.loadOutbound(ref)
+    : loadOutboundDeliveries(deps.db, [ref]).then((l) => l[0]!));
   if (!r) return null;
   const loaded = (delivery: DeliveryRow | null) =>
     delivery ? { delivery, keyCiphertext: r.key_ciphertext, url: r.cur_url } : null;
