@@ -7,7 +7,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { Exchanges, makeEnvelope, type ProjectId } from "@emailsvc/contracts";
-import { createDb, createDeliveryWrites, createProject } from "@emailsvc/db";
+import { createDb, createDeliveryWrites, createOutboundLoads, createProject } from "@emailsvc/db";
 import { allowAnyAddress } from "@emailsvc/http";
 import { createBroker } from "@emailsvc/messaging";
 import { createLogger, createMetrics } from "@emailsvc/observability";
@@ -48,6 +48,7 @@ const deps: DeliverDeps = {
 
   // group-committed, as the service runs
   writes: createDeliveryWrites(db),
+  loadOutbound: createOutboundLoads(db),
 };
 const FAIL_AFTER = 3;
 const PROBE_MS = [150, 300];

@@ -2,7 +2,7 @@
 import { createHmac, randomBytes, randomUUID } from "node:crypto";
 import http from "node:http";
 import { Exchanges, makeEnvelope, RoutingKeys, type ProjectId } from "@emailsvc/contracts";
-import { createDb, createDeliveryWrites, createProject } from "@emailsvc/db";
+import { createDb, createDeliveryWrites, createOutboundLoads, createProject } from "@emailsvc/db";
 import { allowAnyAddress, guardedAgent, isPublicUnicast } from "@emailsvc/http";
 import { createBroker } from "@emailsvc/messaging";
 import { createLogger } from "@emailsvc/observability";
@@ -34,8 +34,9 @@ const deps: DeliverDeps = {
   destinations: createWebhookDestinations(db, 5_000),
   retryDelaysMs: [200, 400, 800, 1600],
 
-  // group-committed, as the service runs
+  // group-committed and batched, as the service runs
   writes: createDeliveryWrites(db),
+  loadOutbound: createOutboundLoads(db),
 };
 
 interface Hit {
