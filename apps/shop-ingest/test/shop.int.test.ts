@@ -302,6 +302,28 @@ describe("POST /webhooks/shop/:topic: the receiver", () => {
     await settle(a.shopId);
     expect(await q("SELECT 1 FROM shop_carts WHERE shop_id = $1", [a.shopId])).toHaveLength(60);
   });
+
+  it("a message queued before group commits (one `webhookEventId`) is still applied", async () => {
+    const s = await shop();
+    const { Exchanges, RoutingKeys, makeEnvelope } = await import("@emailsvc/contracts");
+    const { timeOrderedUuid } = await import("@emailsvc/db");
+    const id = timeOrderedUuid();
+    const cart = { ...corpus("carts-update"), token: uniq("cart") };
+    await q(
+      `INSERT INTO shop_webhook_events (id, project_id, shop_id, webhook_id, topic, payload)
+       VALUES ($1, $2, $3, $4, 'cart/update', $5::jsonb)`,
+      [id, s.projectId, s.shopId, uniq("wh"), JSON.stringify(cart)],
+    );
+    await h.deps.broker.publish(
+      Exchanges.shopWebhooks,
+      RoutingKeys.shopCartUpdate,
+      makeEnvelope(RoutingKeys.shopCartUpdate, { webhookEventId: id }, { projectId: s.projectId }),
+    );
+    await settle(s.shopId);
+    expect(await q("SELECT token FROM shop_carts WHERE shop_id = $1", [s.shopId])).toEqual([
+      { token: cart.token },
+    ]);
+  });
 });
 
 async function settle(shopId: string) {

@@ -11,7 +11,7 @@ import {
   type OutboundLoad,
   type OutboundRef,
   loadInboundDelivery,
-  loadOutboundDeliveries,
+  loadOutboundDelivery,
   recordAttempt,
   skipDelivery,
   storedDelivery,
@@ -106,10 +106,9 @@ async function loadOrCreate(
   event: string,
   payload: EventPayload,
 ): Promise<LoadedDelivery | null> {
-  const ref = { projectId: payload.projectId, eventId, activityId: payload.activityId };
   const r = await (deps.loadOutbound
-    ? deps.loadOutbound(ref)
-    : loadOutboundDeliveries(deps.db, [ref]).then((l) => l[0]!));
+    ? deps.loadOutbound({ projectId: payload.projectId, eventId, activityId: payload.activityId })
+    : loadOutboundDelivery(deps.db, payload.projectId, eventId, payload.activityId));
   if (!r) return null;
   const loaded = (delivery: DeliveryRow | null) =>
     delivery ? { delivery, keyCiphertext: r.key_ciphertext, url: r.cur_url } : null;

@@ -28,9 +28,9 @@ export interface NewShopWebhook {
 /**
  * Stores deliveries and the outbox rows that queue them, in one statement (one commit): the receiver answers 200
  * only after both are durable. One outbox row per project and topic of the batch names all its stored deliveries
- * (the first row's envelope, its payload replaced by `webhookEventIds` in arrival order): the relay, the broker and the consumer
- * then handle one message per group commit, not one per webhook. A webhook id the shop already delivered (before, or earlier in the same batch)
- * stores nothing and answers `duplicate`: concurrent deliveries of one id wait on the unique index, and exactly one
+ * (the first row's envelope, its payload replaced by `webhookEventIds` in arrival order): the relay, the broker and
+ * the consumer then handle one message per group commit, not one per webhook. A webhook id the shop already
+ * delivered (before, or earlier in the same batch) stores nothing and answers `duplicate`: concurrent deliveries of one id wait on the unique index, and exactly one
  * of them inserts. Rows go in (shop, webhook id) order, so two batches that share ids wait on each other in one
  * order and cannot deadlock. The raw body is stored as the client sent it (`payloadJson`), not re-serialised.
  */
