@@ -35,4 +35,4 @@ export * from "./send-claims.repo";
 export * from "./threads.repo";
 export * from "./reply-resolution.repo";
 export * from "./webhook-deliveries.repo";
-export * from "./autoanalyze";
+export * from "./autovacuum";

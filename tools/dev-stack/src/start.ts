@@ -8,7 +8,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { createDb, startAutoAnalyze } from "@emailsvc/db";
+import { createDb, startAutovacuumStandIn } from "@emailsvc/db";
 import { stackIsolation } from "./isolation";
 import { ensureVhost } from "./rabbit-vhost";
 import { ensureDemoProject } from "./demo-project";
@@ -170,7 +170,7 @@ async function main(): Promise<void> {
   log("applying database migrations");
   await runToEnd("packages/db/scripts/migrate.ts", ["deploy"], { DATABASE_URL: databaseUrl });
   // ends with this process (stopAll exits it)
-  await startAutoAnalyze(createDb(databaseUrl, { max: 1 }), log);
+  await startAutovacuumStandIn(createDb(databaseUrl, { max: 1 }), log);
 
   log(`starting s3rver on :${S3_PORT}`);
   runTs("s3rver", "tools/dev-stack/src/s3rver.ts", {

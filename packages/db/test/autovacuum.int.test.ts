@@ -1,8 +1,8 @@
 /**
- * The dev stack's stand-in for autovacuum's ANALYZE (src/autoanalyze.ts), against this package's test database on the
+ * The dev stack's stand-in for autovacuum (src/autovacuum.ts), against this package's test database on the
  * machine's real PostgreSQL (whose autovacuum may be on or off; the rule is checked either way).
  */
-import { analyzeStaleTables, createDb, startAutoAnalyze } from "../src";
+import { analyzeStaleTables, createDb, startAutovacuumStandIn, vacuumDeadTables } from "../src";
 
 const db = createDb(process.env.DATABASE_URL!, { max: 1 });
 const pool = db.pool;
@@ -24,7 +24,7 @@ async function probe(): Promise<{ reltuples: number; analysed: boolean }> {
   return r.rows[0]!;
 }
 
-describe("analysing changed tables as autovacuum would", () => {
+describe("vacuuming and analysing changed tables as autovacuum would", () => {
   beforeAll(() => pool.query(`CREATE TABLE ${table} (id int PRIMARY KEY, v text)`));
 
   it("analyses a table changed past PostgreSQL's threshold, and only then", async () => {
@@ -46,9 +46,31 @@ describe("analysing changed tables as autovacuum would", () => {
     expect(await analyzeStaleTables(db)).toContain(`public.${table}`);
   });
 
+  it("vacuums a table whose dead rows pass PostgreSQL's threshold, and only then", async () => {
+    const dead = async () => {
+      await pool.query("SELECT pg_stat_force_next_flush()");
+      await pool.query("SELECT pg_stat_clear_snapshot()");
+      const r = await pool.query<{ n: string; vacuumed: boolean }>(
+        `SELECT n_dead_tup AS n, last_vacuum IS NOT NULL AS vacuumed FROM pg_stat_user_tables WHERE relname = $1`,
+        [table],
+      );
+      return { n: Number(r.rows[0]!.n), vacuumed: r.rows[0]!.vacuumed };
+    };
+    // 1,000 rows (analysed above): 40 dead are under autovacuum_vacuum_threshold (50) + 20% of 1,000
+    await pool.query(`DELETE FROM ${table} WHERE id <= 40`);
+    await dead();
+    expect(await vacuumDeadTables(db)).not.toContain(`public.${table}`);
+    // the queue pattern: rows deleted once handled, until the dead ones pass the rule
+    await pool.query(`DELETE FROM ${table} WHERE id <= 700`);
+    expect((await dead()).n).toBeGreaterThanOrEqual(700);
+    expect(await vacuumDeadTables(db)).toContain(`public.${table}`);
+    expect(await dead()).toEqual({ n: 0, vacuumed: true });
+    expect(await vacuumDeadTables(db)).not.toContain(`public.${table}`);
+  });
+
   it("runs only where autovacuum is off", async () => {
     const logged: string[] = [];
-    const loop = await startAutoAnalyze(db, (m) => logged.push(m), 60_000);
+    const loop = await startAutovacuumStandIn(db, (m) => logged.push(m), 60_000);
     const { rows } = await pool.query<{ autovacuum: string }>("SHOW autovacuum");
     if (rows[0]!.autovacuum === "on") {
       expect(loop).toBeNull();
