@@ -63,7 +63,9 @@ export async function startAutovacuumStandIn(
   const timer = setInterval(() => {
     running ??= vacuumDeadTables(db)
       .then(() => analyzeStaleTables(db))
-      .catch((err: unknown) => log(`vacuum or analyse failed: ${err instanceof Error ? err.message : String(err)}`))
+      .catch((err: unknown) =>
+        log(`vacuum or analyse failed: ${err instanceof Error ? err.message : String(err)}`),
+      )
       .finally(() => (running = null));
   }, intervalMs);
   timer.unref();

@@ -2,7 +2,7 @@ import express from "express";
 import request from "supertest";
 import { createLogger } from "@emailsvc/observability";
 import { errorMiddleware } from "./error-middleware";
-import { jsonBody, jsonBodyProblem, MAX_JSON_DEPTH } from "./json-body";
+import { jsonBody, jsonBodyProblem, jsonBodyProblemInSlices, MAX_JSON_DEPTH, WALK_SLICE } from "./json-body";
 
 const nested = (levels: number) => JSON.parse("[".repeat(levels) + "]".repeat(levels)) as unknown;
 
@@ -23,6 +23,52 @@ describe("jsonBodyProblem", () => {
     expect(jsonBodyProblem({ "\udc00": 1 })).toBe(surrogate);
     expect(jsonBodyProblem({ a: "\ud83d\ude00 emoji" })).toBeNull();
     expect(jsonBodyProblem(nested(100_000))).toBe("Request body nests deeper than 64 levels");
+  });
+});
+
+describe("jsonBodyProblemInSlices", () => {
+  const walk = (body: unknown) =>
+    new Promise<{ problem: string | null; turns: number }>((resolve) => {
+      let turns = 0;
+      let finished = false;
+      const tick = () => {
+        if (finished) return;
+        turns++;
+        setImmediate(tick);
+      };
+      setImmediate(tick);
+      jsonBodyProblemInSlices(body, (problem) => {
+        finished = true;
+        resolve({ problem, turns });
+      });
+    });
+  // a batch-like body: 12,500 recipients, five values each
+  const batch = (last: unknown) => ({
+    recipients: Array.from({ length: 12_500 }, (_, i) => ({
+      email: `r${i}@x.test`,
+      data: { n: i === 0 ? last : i },
+    })),
+  });
+
+  it("answers a small body in the same turn", () => {
+    let answer: string | null | undefined;
+    jsonBodyProblemInSlices({ a: [1, "x"] }, (p) => (answer = p));
+    expect(answer).toBeNull();
+    jsonBodyProblemInSlices({ a: "x\0" }, (p) => (answer = p));
+    expect(answer).toMatch(/NUL/);
+  });
+
+  it("walks a large body over several turns, with jsonBodyProblem's answers", async () => {
+    const fine = await walk(batch(1));
+    expect(fine.problem).toBeNull();
+    // other callbacks ran between the slices: about 62,500 values at WALK_SLICE a turn
+    expect(fine.turns).toBeGreaterThanOrEqual(Math.floor(62_500 / WALK_SLICE) - 1);
+    // the walk is depth-first from the end: recipient 0's value is among the last visited
+    for (const bad of ["x\0", "\ud800", nested(MAX_JSON_DEPTH)]) {
+      const body = batch(bad);
+      expect((await walk(body)).problem).toBe(jsonBodyProblem(body));
+      expect(jsonBodyProblem(body)).not.toBeNull();
+    }
   });
 });
 
