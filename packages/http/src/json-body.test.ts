@@ -1,3 +1,4 @@
+import zlib from "node:zlib";
 import express from "express";
 import request from "supertest";
 import { createLogger } from "@emailsvc/observability";
@@ -106,5 +107,61 @@ describe("jsonBody", () => {
     expect(charset.body).toEqual({ got: { a: 1 } });
     const empty = await request(app).post("/x");
     expect(empty.status).toBe(200);
+  });
+});
+
+describe("jsonBody({ sliced: true })", () => {
+  const appWith = (sliced: boolean) => {
+    const app = express();
+    app.post("/x", ...jsonBody({ limit: "2mb", sliced }), (req, res) => {
+      res.json({ got: req.body as unknown });
+    });
+    app.use(errorMiddleware(createLogger({ service: "t", level: "silent" })));
+    return app;
+  };
+  const plain = appWith(false);
+  const sliced = appWith(true);
+  const big = JSON.stringify({
+    sender: "a@b.test",
+    recipients: Array.from({ length: 12_500 }, (_, i) => ({
+      email: `r${i}@x.test`,
+      data: { n: i, s: '[,]"' },
+    })),
+  });
+
+  it("answers every body as express.json does", async () => {
+    const cases: { type?: string; body?: string | Buffer; encoding?: string }[] = [
+      { type: "application/json", body: '{"a":1}' },
+      { type: "application/json", body: big },
+      { type: "application/json", body: big.slice(0, -2) },
+      { type: "application/json", body: big.replace('"r7@x.test"', '"r7@x.test\\u0000"') },
+      { type: "application/json", body: `${big}x` },
+      { type: "application/json", body: '["a"]' },
+      { type: "application/json", body: '"a"' },
+      { type: "application/json", body: "" },
+      { type: "application/json", body: "  \n" },
+      { type: "application/json", body: "{bad" },
+      { type: "application/json; charset=latin1", body: '{"a":1}' },
+      { type: "application/json; charset=UTF-8", body: '{"a":"\u00e9"}' },
+      { type: "application/json", body: `{"a":"${"x".repeat(2_200_000)}"}` },
+      { type: "application/json", body: zlib.gzipSync(big), encoding: "gzip" },
+      { type: "application/json", body: '{"a":1}', encoding: "br-nope" },
+      { type: "text/plain", body: '{"a":1}' },
+      {},
+    ];
+    for (const c of cases) {
+      const answers = [];
+      for (const app of [plain, sliced]) {
+        let req = request(app).post("/x");
+        if (c.type) req = req.set("Content-Type", c.type);
+        if (c.encoding) req = req.set("Content-Encoding", c.encoding);
+        const res = c.body === undefined ? await req : await req.send(c.body);
+        answers.push({ status: res.status, body: res.body as unknown });
+      }
+      expect({ case: c.type ?? "none", answer: answers[1] }).toEqual({
+        case: c.type ?? "none",
+        answer: answers[0],
+      });
+    }
   });
 });

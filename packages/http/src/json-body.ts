@@ -1,6 +1,7 @@
 import { parse as parseContentType } from "content-type";
 import express, { type RequestHandler } from "express";
 import { AppError, ErrorCode } from "./errors";
+import { parseJsonInSlices } from "./json-slices";
 
 const NUL_MESSAGE = "Request body must not contain NUL characters (\\u0000)";
 const SURROGATE_MESSAGE =
@@ -101,7 +102,14 @@ export function jsonBodyProblemInSlices(body: unknown, done: (problem: string | 
  * JSON body: every input a client can send gets a defined answer, never a 500. A body that is not JSON is a 400
  * (the internal send endpoint answers 415 first, spec 4.4, through `requireJson`).
  */
-export function jsonBody(opts: { limit: string }): RequestHandler[] {
+export function jsonBody(opts: {
+  limit: string;
+  /**
+   * For routes whose bodies run to megabytes (a 12,500-recipient batch): the text is parsed in slices
+   * (`parseJsonInSlices`), so other requests are answered between them. Same answers as `express.json`.
+   */
+  sliced?: boolean;
+}): RequestHandler[] {
   return [
     // A body of any other type was skipped by the parser and answered as if its fields were missing.
     (req, _res, next) =>
@@ -110,10 +118,58 @@ export function jsonBody(opts: { limit: string }): RequestHandler[] {
           ? new AppError(ErrorCode.VALIDATION, MSG_JSON_ONLY)
           : undefined,
       ),
-    express.json({ limit: opts.limit }),
+    ...(opts.sliced ? slicedJsonParser(opts.limit) : [express.json({ limit: opts.limit })]),
     (req, _res, next) =>
       jsonBodyProblemInSlices(req.body, (problem) =>
         next(problem ? new AppError(ErrorCode.VALIDATION, problem) : undefined),
       ),
+  ];
+}
+
+/**
+ * `express.json({ limit })` in slices: the body read and decoded by body-parser (limit, gzip and deflate, the same
+ * errors), then parsed by `parseJsonInSlices` with express.json's rules: an empty body is `{}`, strict mode (an
+ * object or an array only, whitespace-only refused), and a charset other than UTF-8 refused with a 415.
+ */
+function slicedJsonParser(limit: string): RequestHandler[] {
+  return [
+    (req, _res, next) => {
+      if (!carriesBody(req.headers)) return next();
+      const type = req.headers["content-type"];
+      let charset: string | undefined;
+      try {
+        charset = type ? parseContentType(type).parameters.charset?.toLowerCase() : undefined;
+      } catch {
+        charset = undefined;
+      }
+      next(
+        charset !== undefined && !charset.startsWith("utf-")
+          ? new AppError(ErrorCode.UNSUPPORTED_MEDIA_TYPE, "Unsupported request encoding")
+          : undefined,
+      );
+    },
+    express.text({ type: (req) => isJsonType(req.headers["content-type"]), limit, defaultCharset: "utf-8" }),
+    (req, _res, next) => {
+      const text: unknown = req.body;
+      if (typeof text !== "string") return next();
+      if (text.length === 0) {
+        req.body = {};
+        return next();
+      }
+      // body-parser's strict rule: the first character past JSON whitespace (space, tab, LF, CR)
+      const isJsonSpace = (c: string) => c === " " || c === "\t" || c === "\n" || c === "\r";
+      let at = 0;
+      while (at < text.length && isJsonSpace(text[at]!)) at++;
+      const first = text[at];
+      if (first !== "{" && first !== "[")
+        return next(new AppError(ErrorCode.VALIDATION, "Invalid JSON body"));
+      parseJsonInSlices(text).then(
+        (body) => {
+          req.body = body;
+          next();
+        },
+        () => next(new AppError(ErrorCode.VALIDATION, "Invalid JSON body")),
+      );
+    },
   ];
 }

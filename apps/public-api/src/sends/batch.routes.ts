@@ -14,7 +14,10 @@ import type { Logger } from "@emailsvc/observability";
 import { acceptBatch } from "./accept-batch";
 import type { SendDeps } from "./send-deps";
 
-/** A full batch (12,500 recipients with data) is several MB: this route alone gets a large body limit. */
+/**
+ * A full batch (12,500 recipients with data) is several MB: this route alone gets a large body limit, and parses it
+ * in slices (jsonBody's `sliced`), so that other requests are answered meanwhile.
+ */
 export const BATCH_BODY_LIMIT = "12mb";
 
 export function batchRouter(deps: {
@@ -27,7 +30,7 @@ export function batchRouter(deps: {
   r.post(
     "/v1/send-batch",
     apiKeyAuth(deps.lookupApiKey),
-    ...jsonBody({ limit: BATCH_BODY_LIMIT }),
+    ...jsonBody({ limit: BATCH_BODY_LIMIT, sliced: true }),
     idempotency({ store: deps.idempotencyStore, logger: deps.logger }),
     async (req: Request, res) => {
       const out = await acceptBatch(
