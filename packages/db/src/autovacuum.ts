@@ -1,44 +1,31 @@
 import type { Db } from "./create-db";
 
 /**
- * The tables autovacuum would analyse now: those changed by more than autovacuum_analyze_threshold +
- * autovacuum_analyze_scale_factor × their rows since their last ANALYZE (PostgreSQL's own rule and settings).
+ * The tables autovacuum's rule says are due for `work` (PostgreSQL's own rule and settings): more than
+ * autovacuum_<work>_threshold + autovacuum_<work>_scale_factor × their rows, counting the rows changed since their
+ * last ANALYZE (analyze) or their dead rows (vacuum). Runs the command on each; returns their names.
  */
-const STALE_TABLES = `
-  SELECT format('%I.%I', s.schemaname, s.relname) AS name
-    FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
-   WHERE s.n_mod_since_analyze > current_setting('autovacuum_analyze_threshold')::float8
-         + current_setting('autovacuum_analyze_scale_factor')::float8 * greatest(c.reltuples, 0)
-   ORDER BY s.n_mod_since_analyze DESC`;
-
-/** ANALYZE every table autovacuum's rule says is due; returns their names. */
-export async function analyzeStaleTables(db: Pick<Db, "pool">): Promise<string[]> {
-  const { rows } = await db.pool.query<{ name: string }>(STALE_TABLES);
-  for (const { name } of rows) await db.pool.query(`ANALYZE ${name}`);
+async function runDue(db: Pick<Db, "pool">, work: "analyze" | "vacuum"): Promise<string[]> {
+  const counter = work === "analyze" ? "s.n_mod_since_analyze" : "s.n_dead_tup";
+  const { rows } = await db.pool.query<{ name: string }>(`
+    SELECT format('%I.%I', s.schemaname, s.relname) AS name
+      FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
+     WHERE ${counter} > current_setting('autovacuum_${work}_threshold')::float8
+           + current_setting('autovacuum_${work}_scale_factor')::float8 * greatest(c.reltuples, 0)
+     ORDER BY ${counter} DESC`);
+  for (const { name } of rows) await db.pool.query(`${work.toUpperCase()} ${name}`);
   return rows.map((r) => r.name);
 }
 
-/**
- * The tables autovacuum would vacuum now: more dead rows than autovacuum_vacuum_threshold +
- * autovacuum_vacuum_scale_factor × their rows (PostgreSQL's own rule and settings).
- */
-const DEAD_TABLES = `
-  SELECT format('%I.%I', s.schemaname, s.relname) AS name
-    FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
-   WHERE s.n_dead_tup > current_setting('autovacuum_vacuum_threshold')::float8
-         + current_setting('autovacuum_vacuum_scale_factor')::float8 * greatest(c.reltuples, 0)
-   ORDER BY s.n_dead_tup DESC`;
+/** ANALYZE every table autovacuum's rule says is due; returns their names. */
+export const analyzeStaleTables = (db: Pick<Db, "pool">): Promise<string[]> => runDue(db, "analyze");
 
 /**
  * VACUUM every table autovacuum's rule says is due; returns their names. The queue tables need it most: the outbox
  * deletes every row it publishes, and without a vacuum each relay lease walks past all the dead ones (a send
  * benchmark left 20,552 dead rows behind the live few).
  */
-export async function vacuumDeadTables(db: Pick<Db, "pool">): Promise<string[]> {
-  const { rows } = await db.pool.query<{ name: string }>(DEAD_TABLES);
-  for (const { name } of rows) await db.pool.query(`VACUUM ${name}`);
-  return rows.map((r) => r.name);
-}
+export const vacuumDeadTables = (db: Pick<Db, "pool">): Promise<string[]> => runDue(db, "vacuum");
 
 /**
  * Stands in for autovacuum, its VACUUM and its ANALYZE by its own rules, when the PostgreSQL the stack runs on has
