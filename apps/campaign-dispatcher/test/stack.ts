@@ -4,26 +4,14 @@
 // SNS notifications go to notification-ingest). Nothing is faked.
 import type { ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import net from "node:net";
 import path from "node:path";
 import { createDb, type Db } from "@emailsvc/db";
 import { createSimulator, type Simulator } from "@emailsvc/provider-simulator";
-import { spawnTs, sleep, waitFor } from "@emailsvc/testing";
+import { freePort, spawnTs, sleep, waitFor } from "@emailsvc/testing";
 
 const root = path.resolve(__dirname, "../../..");
 export const ADMIN_TOKEN = "admin-token-for-campaign-tests-0123";
 export const TRACKING_SECRET = "tracking-secret-for-campaign-tests";
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-    s.on("error", reject);
-  });
-}
 
 export interface Service {
   name: string;

@@ -22,7 +22,8 @@ import {
   type S3ClientType,
 } from "@emailsvc/provider";
 import { createSimulator, type Simulator } from "@emailsvc/provider-simulator";
-import { spawnTs, startS3, stopEvery, type TestS3, waitFor } from "@emailsvc/testing";
+import { freePort, spawnTs, startS3, stopEvery, type TestS3, waitFor } from "@emailsvc/testing";
+export { freePort };
 import { createApp } from "../src/app";
 import { inboundConsumer } from "../src/consumers/inbound.consumer";
 import { createDeps, type Deps } from "../src/deps";
@@ -37,14 +38,6 @@ export const INBOUND_TOPIC = "arn:aws:sns:us-east-1:000000000000:ses-inbound";
 export const BUCKET = "inbound-mail";
 const root = path.resolve(__dirname, "../../..");
 const logDir = path.join(root, ".local", `test-inbound-${process.env.TEST_RUN_ID ?? "run"}`);
-
-export async function freePort(): Promise<number> {
-  const s = http.createServer();
-  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
-  const port = (s.address() as AddressInfo).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 export interface Child {
   name: string;

@@ -6,13 +6,12 @@
 import type { ProjectId } from "@emailsvc/contracts";
 import type { ChildProcess } from "node:child_process";
 import fs from "node:fs";
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import path from "node:path";
 import type { Express } from "express";
 import { connectShop, createProject, type Db, type ShopSettings } from "@emailsvc/db";
 import type { ConsumerHandle } from "@emailsvc/messaging";
-import { projectFactory, spawnTs, stopEvery, type TestProject, waitFor } from "@emailsvc/testing";
+import { freePort, projectFactory, spawnTs, stopEvery, type TestProject, waitFor } from "@emailsvc/testing";
+export { freePort };
 import { startAbandonedCartLoop } from "../src/abandoned-cart/abandoned-cart-loop";
 import { createApp } from "../src/app";
 import { createDeps, type Deps } from "../src/deps";
@@ -117,14 +116,6 @@ export async function startHarness(extra: Record<string, string> = {}): Promise<
         () => deps.db.close(),
       ]),
   };
-}
-
-export async function freePort(): Promise<number> {
-  const s = http.createServer();
-  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
-  const port = (s.address() as AddressInfo).port;
-  await new Promise((r) => s.close(r));
-  return port;
 }
 
 /**

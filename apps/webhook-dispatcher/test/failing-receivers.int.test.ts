@@ -5,12 +5,12 @@
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { Exchanges, makeEnvelope, type ProjectId } from "@emailsvc/contracts";
 import { createDb, createDeliveryWrites, createOutboundLoads, createProject } from "@emailsvc/db";
 import { allowAnyAddress } from "@emailsvc/http";
 import { createBroker } from "@emailsvc/messaging";
 import { createLogger, createMetrics } from "@emailsvc/observability";
+import { freePort } from "@emailsvc/testing";
 import { eventsConsumer } from "../src/consumers/events.consumer";
 import { webhookTopology } from "../src/deps";
 import type { DeliverDeps } from "../src/use-cases/deliver-webhook";
@@ -57,14 +57,6 @@ const failing = createFailingReceivers({
   probeMs: PROBE_MS,
   onChange: recordReceiverState(db, recLogger, metrics),
 });
-
-async function freePort(): Promise<number> {
-  const s = http.createServer();
-  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
-  const port = (s.address() as AddressInfo).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 /** A receiver on `port` answering `status` after `delayMs`; counts hits and the most requests at once. */
 async function receiver(port: number, status: number, delayMs = 0) {

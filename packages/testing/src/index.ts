@@ -1,6 +1,7 @@
 // What every package's tests share: waiting for a condition, an in-process S3 (s3rver), and a project with its
 // keys and a verified sender. Real services only: these start or write the real thing, never a fake of it.
 import { type ChildProcess, spawn, type SpawnOptions } from "node:child_process";
+import net from "node:net";
 import { appendFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -9,6 +10,24 @@ import { testChildrenFile } from "./env";
 import { processStartTime } from "./left-children";
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * A port for a child service to listen on, free when returned: drawn from 20000-32767, below Linux's ephemeral
+ * range (32768-60999). A port the kernel hands out for `listen(0)` comes from that range, where every outgoing
+ * connection of the parallel test packages also takes its local port, so one freed and handed to a child was
+ * sometimes taken before the child bound it (EADDRINUSE in CI).
+ */
+export async function freePort(): Promise<number> {
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 12_768);
+    const free = await new Promise<boolean>((resolve) => {
+      const s = net.createServer();
+      s.once("error", () => resolve(false));
+      s.listen(port, "127.0.0.1", () => s.close(() => resolve(true)));
+    });
+    if (free) return port;
+  }
+}
 
 /** Polls `check` until it returns something other than undefined, null or false; fails after `timeoutMs`. */
 export async function waitFor<T>(
