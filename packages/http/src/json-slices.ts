@@ -113,11 +113,10 @@ export async function parseJsonInSlices(text: string): Promise<unknown> {
   try {
     // A key given twice takes its last value in JSON.parse: such texts, and `__proto__`, are parsed whole.
     const keys = scan.keys.map(([a, b]) => JSON.parse(text.slice(a, b)) as string);
-    for (const m of members) {
-      const key = JSON.parse(text.slice(m.keyStart, m.keyEnd)) as string;
+    const memberKeys = members.map((m) => JSON.parse(text.slice(m.keyStart, m.keyEnd)) as string);
+    for (const key of memberKeys)
       if (key === "__proto__" || keys.filter((k) => k === key).length !== 1) return JSON.parse(text);
-    }
-    // The object with those arrays emptied (checks that the key of each is not repeated with another value).
+    // The object with those arrays emptied.
     let rest = "";
     let from = 0;
     for (const m of members) {
@@ -127,8 +126,8 @@ export async function parseJsonInSlices(text: string): Promise<unknown> {
     rest += text.slice(from);
     await nextTurn();
     const out = JSON.parse(rest) as Record<string, unknown>;
-    for (const m of members) {
-      const key = JSON.parse(text.slice(m.keyStart, m.keyEnd)) as string;
+    for (const [n, m] of members.entries()) {
+      const key = memberKeys[n]!;
       if (!Array.isArray(out[key]) || (out[key] as unknown[]).length !== 0) return JSON.parse(text);
       const values: unknown[] = [];
       // cut points: the `[`, the commas every PARSE_SLICE_CHARS or so, the `]`
