@@ -309,10 +309,84 @@ export async function recordAttempt(
   await recordAttempts(db, [{ delivery: d, attempt: a }]);
 }
 
+interface FirstAttemptItem {
+  projectId: ProjectId;
+  delivery: NewDelivery;
+  attempt: AttemptRecord;
+}
+
+/**
+ * Deliveries stored together with their first attempt, made before they were stored: one statement writes the
+ * delivery (its status, attempt count, URL and next attempt as `recordAttempts` would set them) and logs the
+ * attempt. Storing first cost a statement of its own per event (a third of the dispatcher's writes). One answer
+ * per item, in order: null when stored, or the delivery another copy of the event stored first (a redelivery
+ * that ran at the same time), on which the caller logs its attempt instead.
+ */
+export async function storeFirstAttempts(
+  db: Db,
+  items: readonly FirstAttemptItem[],
+): Promise<(DeliveryRow | null)[]> {
+  const col = <T>(f: (i: FirstAttemptItem) => T) => items.map(f);
+  const { rows } = await db.pool.query<{ n: string }>(
+    `WITH x AS (
+       SELECT *, row_number() OVER (PARTITION BY event_id, kind ORDER BY n) AS k
+         FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::boolean[], $6::text[], $7::int[],
+                     $8::text[], $9::int[], $10::text[], $11::text[], $12::int[], $13::text[])
+           WITH ORDINALITY AS x(project_id, event_id, kind, event, is_test, body, status_code, response_body,
+                                duration_ms, error, status, next_delay_ms, url, n)
+     ), d AS (
+       INSERT INTO webhook_deliveries (id, project_id, event_id, kind, event, is_test, url, body, status, attempts,
+                                       last_status_code, next_attempt_at, updated_at)
+       SELECT gen_random_uuid(), project_id, event_id, kind, event, is_test, url, body, status, 1, status_code,
+              CASE WHEN next_delay_ms IS NULL THEN NULL ELSE now() + next_delay_ms * interval '1 millisecond' END,
+              now()
+         FROM x WHERE k = 1
+       ON CONFLICT (event_id, kind) DO NOTHING
+       RETURNING id, event_id, kind
+     ), a AS (
+       INSERT INTO webhook_attempts (id, delivery_id, project_id, attempt_number, status_code, response_body, duration_ms, error)
+       SELECT gen_random_uuid(), d.id, x.project_id, 1, x.status_code, x.response_body, x.duration_ms, x.error
+         FROM x JOIN d ON d.event_id = x.event_id AND d.kind = x.kind AND x.k = 1
+     )
+     SELECT x.n FROM x JOIN d ON d.event_id = x.event_id AND d.kind = x.kind AND x.k = 1`,
+    [
+      col((i) => i.projectId),
+      col((i) => i.delivery.eventId),
+      col((i) => i.delivery.kind),
+      col((i) => i.delivery.event),
+      col((i) => i.delivery.isTest),
+      col((i) => i.delivery.body),
+      col((i) => i.attempt.statusCode),
+      col((i) => i.attempt.responseBody),
+      col((i) => i.attempt.durationMs),
+      col((i) => i.attempt.error),
+      col((i) => i.attempt.status),
+      col((i) => i.attempt.nextDelayMs),
+      col((i) => i.attempt.url),
+    ],
+  );
+  const stored = new Set(rows.map((r) => Number(r.n) - 1));
+  const others = items.filter((_, k) => !stored.has(k));
+  if (!others.length) return items.map(() => null);
+  // stored by another copy first (or the same event twice in this batch): that delivery, read in a statement of
+  // its own, which sees a row another transaction committed while the insert ran
+  const existing = await db.pool.query<DeliveryRow & { event_id: string; kind: string }>(
+    `SELECT ${DELIVERY_COLUMNS}, event_id, kind FROM webhook_deliveries
+      WHERE (event_id, kind) IN (SELECT * FROM unnest($1::text[], $2::text[]))`,
+    [others.map((i) => i.delivery.eventId), others.map((i) => i.delivery.kind)],
+  );
+  const found = new Map(existing.rows.map(({ event_id, kind, ...row }) => [`${kind} ${event_id}`, row]));
+  return items.map((i, k) =>
+    stored.has(k) ? null : (found.get(`${i.delivery.kind} ${i.delivery.eventId}`) ?? null),
+  );
+}
+
 /** How a dispatcher stores deliveries and logs attempts. */
 export interface DeliveryWrites {
   store(projectId: ProjectId, d: NewDelivery): Promise<DeliveryRow | null>;
   record(d: Pick<DeliveryRow, "id" | "project_id">, a: AttemptRecord): Promise<void>;
+  /** `storeFirstAttempts` for one: null when stored, else the delivery stored first by another copy. */
+  storeAttempted(projectId: ProjectId, d: NewDelivery, a: AttemptRecord): Promise<DeliveryRow | null>;
 }
 
 /**
@@ -322,8 +396,12 @@ export interface DeliveryWrites {
 export function createDeliveryWrites(db: Db): DeliveryWrites {
   const stores = createBatcher<StoreItem, DeliveryRow | null>({ run: (items) => storeDeliveries(db, items) });
   const attempts = createBatcher<AttemptItem, void>({ run: (items) => recordAttempts(db, items) });
+  const firsts = createBatcher<FirstAttemptItem, DeliveryRow | null>({
+    run: (items) => storeFirstAttempts(db, items),
+  });
   return {
     store: (projectId, delivery) => stores.submit({ projectId, delivery }),
     record: (delivery, attempt) => attempts.submit({ delivery, attempt }),
+    storeAttempted: (projectId, delivery, attempt) => firsts.submit({ projectId, delivery, attempt }),
   };
 }

@@ -1,6 +1,14 @@
 import { randomUUID } from "node:crypto";
 import { projectIdOf } from "@emailsvc/contracts";
-import { createDb, createDeliveryWrites, type NewDelivery, recordAttempts, storeDeliveries } from "../src";
+import {
+  type AttemptRecord,
+  createDb,
+  createDeliveryWrites,
+  type NewDelivery,
+  recordAttempts,
+  storeDeliveries,
+  storeFirstAttempts,
+} from "../src";
 
 const db = createDb(process.env.DATABASE_URL!, { max: 4 });
 afterAll(() => db.close());
@@ -137,5 +145,78 @@ describe("webhook deliveries stored and attempts logged many per statement (real
       [rows.map((r) => r!.id)],
     );
     expect(done.rowCount).toBe(30);
+  });
+  it("stores deliveries with their first attempt in one statement; a copy stored first is answered instead", async () => {
+    const ok: AttemptRecord = {
+      attempt: 1,
+      statusCode: 200,
+      responseBody: "ok",
+      durationMs: 7,
+      error: null,
+      status: "succeeded",
+      nextDelayMs: null,
+      url: "https://example.com/hook",
+    };
+    const refused: AttemptRecord = {
+      ...ok,
+      statusCode: null,
+      responseBody: null,
+      error: "connect ECONNREFUSED",
+      status: "failed",
+      nextDelayMs: 60_000,
+      url: "https://example.com/moved",
+    };
+    const [earlier] = await storeDeliveries(db, [{ projectId, delivery: delivery() }]);
+    const earlierEvent = (
+      await db.pool.query<{ event_id: string }>("SELECT event_id FROM webhook_deliveries WHERE id = $1", [
+        earlier!.id,
+      ])
+    ).rows[0]!.event_id;
+    const a = delivery();
+    const b = delivery();
+    const statements = jest.spyOn(db.pool, "query");
+    const answers = await storeFirstAttempts(db, [
+      { projectId, delivery: a, attempt: ok },
+      { projectId, delivery: b, attempt: refused },
+      { projectId, delivery: delivery({ eventId: earlierEvent }), attempt: ok },
+      { projectId, delivery: { ...a, body: "a second copy" }, attempt: refused },
+    ]);
+    // one statement, and one more to read the two deliveries stored first
+    expect(statements).toHaveBeenCalledTimes(2);
+    statements.mockRestore();
+    expect(answers[0]).toBeNull();
+    expect(answers[1]).toBeNull();
+    expect(answers[2]).toEqual(earlier);
+    expect(answers[3]).toMatchObject({ body: a.body, status: "succeeded", attempts: 1 });
+    const r = await db.pool.query(
+      `SELECT d.event_id, d.body, d.status, d.attempts, d.url, d.last_status_code,
+              d.next_attempt_at > now() + interval '50 seconds' AS due,
+              (SELECT string_agg(w.attempt_number || ':' || coalesce(w.status_code::text, w.error), ',')
+                 FROM webhook_attempts w WHERE w.delivery_id = d.id) AS logged
+         FROM webhook_deliveries d WHERE d.event_id = ANY($1) ORDER BY d.event_id = $2 DESC`,
+      [[a.eventId, b.eventId], a.eventId],
+    );
+    expect(r.rows).toEqual([
+      {
+        event_id: a.eventId,
+        body: a.body,
+        status: "succeeded",
+        attempts: 1,
+        url: "https://example.com/hook",
+        last_status_code: 200,
+        due: null,
+        logged: "1:200",
+      },
+      {
+        event_id: b.eventId,
+        body: b.body,
+        status: "failed",
+        attempts: 1,
+        url: "https://example.com/moved",
+        last_status_code: null,
+        due: true,
+        logged: "1:connect ECONNREFUSED",
+      },
+    ]);
   });
 });

@@ -14,8 +14,10 @@ import {
   loadOutboundDelivery,
   recordAttempt,
   skipDelivery,
+  type NewDelivery,
   storedDelivery,
   storeDelivery,
+  storeFirstAttempts,
 } from "@emailsvc/db";
 import { isBlockedAddress, refusedLiteral, type AddressPolicy } from "@emailsvc/http";
 import type { Logger } from "@emailsvc/observability";
@@ -47,6 +49,8 @@ const writesOf = (deps: DeliverDeps): DeliveryWrites =>
   deps.writes ?? {
     store: (projectId, d) => storeDelivery(deps.db, projectId, d),
     record: (d, a) => recordAttempt(deps.db, d, a),
+    storeAttempted: async (projectId, d, a) =>
+      (await storeFirstAttempts(deps.db, [{ projectId, delivery: d, attempt: a }]))[0]!,
   };
 
 /** Logged per attempt (spec 8: "Logged response body: 5,000 characters"). */
@@ -93,6 +97,14 @@ const FINAL = new Set(["succeeded", "skipped", "exhausted"]);
 
 export type { DeliveryKind };
 
+/**
+ * What an attempt needs: the stored delivery, or, for an event's first attempt, the delivery still to store
+ * (`unstored`), written with the attempt's outcome in one statement after it.
+ */
+interface Attemptable extends LoadedDelivery {
+  unstored?: { projectId: ProjectId; delivery: NewDelivery };
+}
+
 /** What an email.inbound names. */
 export interface InboundPayload {
   inboundEmailId: string;
@@ -105,7 +117,7 @@ async function loadOrCreate(
   eventId: string,
   event: string,
   payload: EventPayload,
-): Promise<LoadedDelivery | null> {
+): Promise<Attemptable | null> {
   const r = await (deps.loadOutbound
     ? deps.loadOutbound({ projectId: payload.projectId, eventId, activityId: payload.activityId })
     : loadOutboundDelivery(deps.db, payload.projectId, eventId, payload.activityId));
@@ -116,16 +128,32 @@ async function loadOrCreate(
   if (stored || !r.id) return loaded(stored);
   // The body is built once and stored: every attempt (and a manual re-send) signs and sends the same bytes.
   const built = buildEventBody(event, r as EventSource, payload);
-  return loaded(
-    await writesOf(deps).store(built.projectId, {
-      eventId,
-      kind: "outbound",
-      event,
-      isTest: built.isTest,
+  const delivery: NewDelivery = {
+    eventId,
+    kind: "outbound",
+    event,
+    isTest: built.isTest,
+    url: built.url,
+    body: built.body,
+  };
+  // With no URL to attempt, stored at once as `skipped`. Otherwise stored after the first attempt, with its
+  // outcome, in one statement: a dispatcher that dies in between leaves nothing stored, and the redelivered event
+  // builds the same body and attempts it again.
+  if (!r.cur_url) return loaded(await writesOf(deps).store(built.projectId, delivery));
+  return {
+    delivery: {
+      id: "",
+      project_id: built.projectId,
+      is_test: built.isTest,
       url: built.url,
       body: built.body,
-    }),
-  );
+      status: "pending",
+      attempts: 0,
+    },
+    keyCiphertext: r.key_ciphertext,
+    url: r.cur_url,
+    unstored: { projectId: built.projectId, delivery },
+  };
 }
 
 async function loadOrCreateInbound(
@@ -202,7 +230,7 @@ async function attempt(
   deps: DeliverDeps,
   eventId: string,
   kind: DeliveryKind,
-  loaded: LoadedDelivery | null,
+  loaded: Attemptable | null,
   report?: (outcome: "reached" | "unreachable") => void,
 ): Promise<"done" | "retry"> {
   if (!loaded) return "done";
@@ -251,7 +279,7 @@ async function attempt(
   const status = ok ? "succeeded" : attempt >= deps.maxAttempts ? "exhausted" : "failed";
   const delays = deps.retryDelaysMs ?? [];
   const nextDelayMs = status === "failed" ? (delays[Math.min(attempt, delays.length) - 1] ?? 0) : null;
-  await writesOf(deps).record(d, {
+  const record = {
     attempt,
     statusCode,
     responseBody,
@@ -260,7 +288,19 @@ async function attempt(
     status,
     nextDelayMs,
     url,
-  });
-  if (!ok) deps.logger.info({ deliveryId: d.id, attempt, statusCode, error }, "webhook attempt failed");
+  };
+  const writes = writesOf(deps);
+  if (loaded.unstored) {
+    // Another copy of the event (a redelivery running at the same time) stored it first: logged on that one.
+    const first = await writes.storeAttempted(loaded.unstored.projectId, loaded.unstored.delivery, record);
+    if (first) await writes.record(first, record);
+  } else {
+    await writes.record(d, record);
+  }
+  if (!ok)
+    deps.logger.info(
+      { deliveryId: d.id || undefined, eventId, attempt, statusCode, error },
+      "webhook attempt failed",
+    );
   return status === "failed" ? "retry" : "done";
 }
