@@ -75,6 +75,11 @@ export async function createDeps(env: Env): Promise<Deps> {
     redis,
     base.logger,
   );
+  const outbox = createOutbox(base, {
+    intervalMs: env.OUTBOX_RELAY_INTERVAL_MS,
+    batchSize: env.OUTBOX_RELAY_BATCH_SIZE,
+    autoStart: false,
+  });
   return {
     ...base,
     env,
@@ -83,7 +88,8 @@ export async function createDeps(env: Env): Promise<Deps> {
     redis,
     idempotencyStore: createRedisIdempotencyStore(redis),
     templateCache: createTemplateCache(),
-    accepts: createAcceptBatcher(base.db),
+    // a v1 send's email.send-requested goes to this process's relay straight from the accept: no lease statement
+    accepts: createAcceptBatcher(base.db, { handoff: outbox.handoff }),
     downloader,
     attachmentStore,
     readInboundMime: createInboundMimeReader(env),
@@ -92,11 +98,7 @@ export async function createDeps(env: Env): Promise<Deps> {
       bucket: env.IMPORTS_BUCKET,
       maxFileBytes: env.IMPORT_MAX_FILE_BYTES,
     },
-    outbox: createOutbox(base, {
-      intervalMs: env.OUTBOX_RELAY_INTERVAL_MS,
-      batchSize: env.OUTBOX_RELAY_BATCH_SIZE,
-      autoStart: false,
-    }),
+    outbox,
     async closeExtras() {
       await downloader.close();
       keyCache.close();

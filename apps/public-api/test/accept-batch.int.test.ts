@@ -1,8 +1,9 @@
 // Group commit of the v1 accepts (acceptSendGroup / createAcceptBatcher): real PostgreSQL and RabbitMQ (the harness).
 import request from "supertest";
 import { AppError } from "@emailsvc/http";
-import { timeOrderedUuid } from "@emailsvc/db";
+import { type OutboxRecord, timeOrderedUuid } from "@emailsvc/db";
 import { type AcceptSendInput, acceptSendGroup, createAcceptBatcher, MONTHLY_QUOTA } from "@emailsvc/sending";
+import { waitFor } from "@emailsvc/testing";
 import {
   bearer,
   count,
@@ -193,6 +194,55 @@ describe("the accept batcher", () => {
     ]);
     expect((await usage(p.projectId)).live_sent).toBe(MONTHLY_QUOTA);
     expect(await written(items.map((i) => i.emailMessageId))).toBe(3);
+  });
+
+  it("with a running relay, each statement's send requests go to it, held from the poll, and are published and removed", async () => {
+    const observer = await observeSendRequests();
+    try {
+      const p = await makeProject(h.deps);
+      const handed: OutboxRecord[] = [];
+      let relayRuns = true;
+      const batcher = createAcceptBatcher(h.deps.db, {
+        handoff: () => {
+          const take = relayRuns ? h.deps.outbox.handoff() : null;
+          return take
+            ? (rows) => {
+                handed.push(...rows);
+                take(rows);
+              }
+            : null;
+        },
+      });
+      // three in one turn (one statement, one message for the project), then one alone
+      const group = await Promise.all([input(p), input(p), input(p)].map((i) => batcher.submit(i)));
+      const alone = await batcher.submit(input(p));
+      const results = [...group, alone];
+      expect(results.map((r) => r.kind === "accepted" && r.outboxHanded)).toEqual([true, true, true, true]);
+      const activityIds = results.flatMap((r) =>
+        r.kind === "accepted" ? r.activities.map((a) => a.id) : [],
+      );
+      // written held: the poll cannot have published them, so the relay published what it was handed
+      expect(handed.map((r) => r.routingKey)).toEqual(["email.send-requested", "email.send-requested"]);
+      for (const id of activityIds) await observer.waitFor((e) => e.payload.activityIds.includes(id));
+      await waitFor(
+        async () =>
+          (await count(h.deps, "outbox_messages WHERE id = ANY($1::uuid[])", [handed.map((r) => r.id)])) ===
+          0,
+        5000,
+        "the handed rows removed",
+      );
+
+      // no relay running (a test, a stopping service): written due at once, for the caller to kick
+      relayRuns = false;
+      const due = await batcher.submit(input(p));
+      expect(due.kind === "accepted" && due.outboxHanded).toBeFalsy();
+      expect(handed).toHaveLength(2);
+      h.deps.outbox.kick();
+      const id = due.kind === "accepted" ? due.activities[0]!.id : "";
+      await observer.waitFor((e) => e.payload.activityIds.includes(id));
+    } finally {
+      await observer.broker.close();
+    }
   });
 
   it("concurrent /v1/send-email requests are each accepted once", async () => {

@@ -39,7 +39,11 @@ export async function createDeps(env: Env): Promise<Deps> {
   const send: SendActivityDeps = {
     db: base.db,
     // the Message-ID SES gives the email, stored at mark-sent for inbound replies' In-Reply-To
-    statements: createSendStatements(base.db, { messageIdDomain: sesMessageIdDomain(env.AWS_REGION) }),
+    statements: createSendStatements(base.db, {
+      messageIdDomain: sesMessageIdDomain(env.AWS_REGION),
+      // email.sent goes to this worker's relay straight from the mark-sent statement: no lease statement
+      handoff: outbox.handoff,
+    }),
     ses: createSesClient(
       providerConfigFromEnv(env, "ses", {
         requestTimeoutMs: env.PROVIDER_TIMEOUT_MS,

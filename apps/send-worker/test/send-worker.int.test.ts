@@ -12,6 +12,7 @@ import {
   type Topology,
 } from "@emailsvc/contracts";
 import { signUnsubscribe, verifyTrackedUrl } from "@emailsvc/content";
+import { createOutboxStore, createSendStatements, type OutboxRecord } from "@emailsvc/db";
 import { createBroker, RetryableError } from "@emailsvc/messaging";
 import { createLogger } from "@emailsvc/observability";
 import { rpcConsumer } from "../src/consumers/rpc.consumer";
@@ -232,6 +233,51 @@ describe("send-worker (real PostgreSQL, Redis, s3rver, provider simulator)", () 
     }
     for (let i = 0; i < 12; i++) expect(await simMessages(h, `many${i}@example.com`)).toHaveLength(1);
     expect(await outboxCount(s.activityIds)).toBe(12);
+  });
+
+  it("with a running relay, email.sent goes to it from the mark-sent, held from the poll; without, due at once", async () => {
+    const handed: OutboxRecord[] = [];
+    let relayRuns = true;
+    const statements = createSendStatements(h.db, {
+      handoff: () => (relayRuns ? (rows) => void handed.push(...rows) : null),
+    });
+    const kicks = jest.fn();
+    const deps = { ...h.deps, statements, kickOutbox: kicks };
+    const s = await insertSend(h, { recipients: ["held1@example.com", "held2@example.com"] });
+    const outcomes = await Promise.all(s.activityIds.map((id) => sendActivity(deps, id)));
+    expect(outcomes.map((o) => o.kind)).toEqual(["sent", "sent"]);
+    expect(kicks).not.toHaveBeenCalled(); // nothing for the poll to find
+    expect(handed.map((r) => [r.exchange, r.routingKey])).toEqual([
+      [Exchanges.emailEvents, RoutingKeys.emailSent],
+      [Exchanges.emailEvents, RoutingKeys.emailSent],
+    ]);
+    expect(
+      handed.map((r) => (r.payload as { payload: { activityId: string } }).payload.activityId).sort(),
+    ).toEqual([...s.activityIds].sort());
+    // stored as the relay will remove them, held past the poll's reach (the lease of a relay that dies)
+    const rows = await h.db.pool.query<{ id: string; payload: unknown; held: boolean }>(
+      `SELECT id, payload, available_at > now() + interval '5 seconds' AS held FROM outbox_messages
+        WHERE id = ANY($1::uuid[]) ORDER BY id`,
+      [handed.map((r) => r.id)],
+    );
+    expect(rows.rows.map((r) => r.held)).toEqual([true, true]);
+    expect(rows.rows.map((r) => r.payload)).toEqual(
+      [...handed].sort((a, b) => a.id.localeCompare(b.id)).map((r) => JSON.parse(JSON.stringify(r.payload))),
+    );
+    const polled: OutboxRecord[] = [];
+    await createOutboxStore(h.db.pool).relayBatch(500, async (r) => void polled.push(...r));
+    expect(polled.filter((r) => handed.some((x) => x.id === r.id))).toEqual([]);
+
+    relayRuns = false;
+    const later = await insertSend(h, { recipients: ["due@example.com"] });
+    expect((await sendActivity(deps, later.activityIds[0]!)).kind).toBe("sent");
+    expect(kicks).toHaveBeenCalledTimes(1);
+    const due = await h.db.pool.query(
+      "SELECT available_at <= now() AS due FROM outbox_messages WHERE payload->'payload'->>'activityId' = $1",
+      [later.activityIds[0]],
+    );
+    expect(due.rows).toEqual([{ due: true }]);
+    expect(handed).toHaveLength(2);
   });
 
   it("one activity whose send throws costs the others of its message nothing, and is given up on the last attempt", async () => {

@@ -12,6 +12,10 @@ export interface OutboxRecord {
 }
 export interface OutboxStore {
   relayBatch(limit: number, publish: (rows: OutboxRecord[]) => Promise<void>): Promise<number>;
+  /** Published rows: deleted. */
+  remove(ids: string[]): Promise<void>;
+  /** Rows whose publish failed: the attempt counted and the error kept, due again in 2 s. */
+  release(ids: string[], error: unknown): Promise<void>;
 }
 
 export interface NewOutboxRow {
@@ -40,6 +44,31 @@ export function clientWebhookExistsSql(projectId: string, isTest: string): strin
  * as parameters, and the table's columns are spelled here only.
  */
 export const OUTBOX_INSERT = "INSERT INTO outbox_messages (id, exchange, routing_key, payload)";
+
+/**
+ * How long rows a statement handed to its own service's relay (`OutboxHandoff`) stay out of the poll's reach:
+ * the relay publishes them as soon as they are handed over and deletes them, with no lease statement in between.
+ * If the process dies first, the poll of any relay publishes them once this hold ends (at-least-once, as a relay
+ * that dies mid-publish, whose lease lasts 30 s). A relay does not publish a handed row whose hold has ended: the
+ * poll may have taken it.
+ */
+export const OUTBOX_HANDOFF_HOLD_MS = 10_000;
+
+/** `OUTBOX_INSERT` with the rows' `available_at`: the caller's SELECT gives `outboxAvailableSql(…)` fifth. */
+export const OUTBOX_INSERT_AVAILABLE =
+  "INSERT INTO outbox_messages (id, exchange, routing_key, payload, available_at)";
+
+/** A row's `available_at`: held for the writer's relay when `held` (an SQL boolean), else due at once. */
+export function outboxAvailableSql(held: string): string {
+  return `CASE WHEN ${held} THEN now() + interval '${OUTBOX_HANDOFF_HOLD_MS} milliseconds' ELSE now() END`;
+}
+
+/**
+ * The relay of the writer's own service, when one runs: a hot-path statement asks for it before it writes, writes
+ * its outbox rows held (`outboxAvailableSql(true)`) when there is one, and hands it the rows after the commit.
+ * Without one (a test, a service stopping) the rows are written due at once and the caller kicks as before.
+ */
+export type OutboxHandoff = () => ((rows: OutboxRecord[]) => void) | null;
 
 /** Writes outbox rows inside a Prisma interactive transaction (same commit as the state change). */
 export async function enqueueOutbox(tx: Prisma.TransactionClient, rows: NewOutboxRow[]): Promise<void> {
@@ -90,7 +119,19 @@ const LEASE = "30 seconds";
  * update), where a growing history of published rows made every pass walk past all of them.
  */
 export function createOutboxStore(pool: Pool): OutboxStore {
+  const remove = async (ids: string[]): Promise<void> => {
+    await pool.query("DELETE FROM outbox_messages WHERE id = ANY($1::uuid[])", [ids]);
+  };
+  const release = async (ids: string[], error: unknown): Promise<void> => {
+    await pool.query(
+      `UPDATE outbox_messages SET attempts = attempts + 1, last_error = $2, available_at = now() + interval '2 seconds'
+        WHERE id = ANY($1::uuid[])`,
+      [ids, error instanceof Error ? error.message.slice(0, 1000) : String(error)],
+    );
+  };
   return {
+    remove,
+    release,
     async relayBatch(limit, publish) {
       const res = await pool.query<{
         id: string;
@@ -121,14 +162,10 @@ export function createOutboxStore(pool: Pool): OutboxStore {
       try {
         await publish(rows);
       } catch (err) {
-        await pool.query(
-          `UPDATE outbox_messages SET attempts = attempts + 1, last_error = $2, available_at = now() + interval '2 seconds'
-            WHERE id = ANY($1::uuid[])`,
-          [ids, err instanceof Error ? err.message.slice(0, 1000) : String(err)],
-        );
+        await release(ids, err);
         throw err;
       }
-      await pool.query("DELETE FROM outbox_messages WHERE id = ANY($1::uuid[])", [ids]);
+      await remove(ids);
       return rows.length;
     },
   };

@@ -1,7 +1,15 @@
 import { Exchanges, makeEnvelope, projectIdOf, RoutingKeys, type ProjectId } from "@emailsvc/contracts";
 import { createBatcher } from "./batcher";
 import { type Db, queryPlanned } from "./create-db";
-import { clientWebhookExistsSql, insertOutboxRows, OUTBOX_INSERT } from "./outbox";
+import {
+  clientWebhookExistsSql,
+  insertOutboxRows,
+  OUTBOX_INSERT,
+  OUTBOX_INSERT_AVAILABLE,
+  type OutboxHandoff,
+  type OutboxRecord,
+  outboxAvailableSql,
+} from "./outbox";
 import { timeOrderedUuid } from "./time-ordered-uuid";
 
 // The send-worker's statements on the activities aggregate: read a queued send, claim it (queued → sending, with
@@ -159,19 +167,29 @@ function eventRow(
   a: ClaimedActivity,
   extra: Record<string, unknown>,
 ): [string, string, string, string] | [null, null, null, null] {
-  if (!a.projectId) return [null, null, null, null];
-  const envelope = makeEnvelope(
+  const envelope = eventEnvelope(routingKey, a, extra);
+  if (!envelope) return [null, null, null, null];
+  return [timeOrderedUuid(), Exchanges.emailEvents, routingKey, JSON.stringify(envelope)];
+}
+
+function eventEnvelope(
+  routingKey: typeof RoutingKeys.emailSent | typeof RoutingKeys.emailFailed,
+  a: ClaimedActivity,
+  extra: Record<string, unknown>,
+) {
+  if (!a.projectId) return null;
+  return makeEnvelope(
     routingKey,
     { activityId: a.id, projectId: a.projectId, isTest: a.isTest, ...extra },
     { projectId: a.projectId },
   );
-  return [timeOrderedUuid(), Exchanges.emailEvents, routingKey, JSON.stringify(envelope)];
 }
 
 /**
  * sending → sent with the provider id, and each one's email.sent event, for many activities in one statement.
  * As for every client event, the outbox row is written only when the project has a webhook URL for the send's
- * mode. One answer per item, in order: whether its outbox row was written (the caller kicks the relay).
+ * mode. One answer per item, in order: whether its outbox row was written due at once (the caller kicks the
+ * relay); with `handoff` and a running relay, they are written held and handed to it, and every answer is false.
  */
 const MARK_SENT_SQL = `
 WITH x AS (
@@ -185,8 +203,8 @@ WITH x AS (
 ), answered AS (
   DELETE FROM send_claims c USING upd WHERE c.activity_id = upd.id
 )
-${OUTBOX_INSERT}
-SELECT x.event_id, $7, $8, x.payload::jsonb FROM x
+${OUTBOX_INSERT_AVAILABLE}
+SELECT x.event_id, $7, $8, x.payload::jsonb, ${outboxAvailableSql("$10::boolean")} FROM x
  WHERE x.event_id IS NOT NULL AND ${clientWebhookExistsSql("x.project_id", "x.is_test")}
 RETURNING id`;
 
@@ -203,8 +221,13 @@ export async function markSentMany(
   db: Db,
   items: readonly SentItem[],
   messageIdDomain = "email.amazonses.com",
+  handoff?: OutboxHandoff,
 ): Promise<boolean[]> {
+  // with a relay to hand them to, the events are written held for it and handed over after the commit: nothing
+  // is left for the caller to kick
+  const take = handoff?.() ?? null;
   const n = items.length;
+  const envelopes = new Array<ReturnType<typeof eventEnvelope>>(n);
   const cols = {
     id: new Array<string>(n),
     pmid: new Array<string>(n),
@@ -214,14 +237,15 @@ export async function markSentMany(
     isTest: new Array<boolean>(n),
   };
   items.forEach(({ activity: a, providerMessageId }, i) => {
-    const [eventId, , , payload] = eventRow(RoutingKeys.emailSent, a, {
+    const envelope = eventEnvelope(RoutingKeys.emailSent, a, {
       providerMessageId,
       occurredAt: new Date().toISOString(),
     });
+    envelopes[i] = envelope;
     cols.id[i] = a.id;
     cols.pmid[i] = providerMessageId;
-    cols.eventId[i] = eventId;
-    cols.payload[i] = payload;
+    cols.eventId[i] = envelope ? timeOrderedUuid() : null;
+    cols.payload[i] = envelope ? JSON.stringify(envelope) : null;
     cols.projectId[i] = a.projectId;
     cols.isTest[i] = a.isTest;
   });
@@ -235,9 +259,23 @@ export async function markSentMany(
     Exchanges.emailEvents,
     RoutingKeys.emailSent,
     messageIdDomain,
+    take !== null,
   ]);
   const written = new Set(res.rows.map((r) => r.id));
-  return cols.eventId.map((id) => id !== null && written.has(id));
+  const wrote = cols.eventId.map((id) => id !== null && written.has(id));
+  if (!take) return wrote;
+  const rows: OutboxRecord[] = [];
+  wrote.forEach((w, i) => {
+    if (w)
+      rows.push({
+        id: cols.eventId[i]!,
+        exchange: Exchanges.emailEvents,
+        routingKey: RoutingKeys.emailSent,
+        payload: envelopes[i],
+      });
+  });
+  if (rows.length) take(rows);
+  return wrote.map(() => false);
 }
 
 /**
@@ -249,13 +287,17 @@ export interface SendStatements {
   load(id: string): Promise<Claim | null>;
   /** queued → sending; false when another delivery claimed it first. */
   claim(id: string): Promise<boolean>;
+  /** sending → sent and its email.sent event; true when the caller must kick the relay (see `markSentMany`). */
   markSent(a: ClaimedActivity, providerMessageId: string): Promise<boolean>;
 }
 
 /** The most activities one claim statement takes (see createSendStatements). */
 export const CLAIM_BATCH = 4;
 
-export function createSendStatements(db: Db, opts: { messageIdDomain?: string } = {}): SendStatements {
+export function createSendStatements(
+  db: Db,
+  opts: { messageIdDomain?: string; handoff?: OutboxHandoff } = {},
+): SendStatements {
   // The activities of one message (about twenty since public-api shares a message between sends) are read in
   // the same turn: gathered, they share one statement instead of going first-alone-then-the-rest.
   const gatherTurn = true;
@@ -270,7 +312,7 @@ export function createSendStatements(db: Db, opts: { messageIdDomain?: string } 
     maxBatch: CLAIM_BATCH,
   });
   const sent = createBatcher<SentItem, boolean>({
-    run: (items) => markSentMany(db, items, opts.messageIdDomain),
+    run: (items) => markSentMany(db, items, opts.messageIdDomain, opts.handoff),
     gatherTurn,
   });
   return {

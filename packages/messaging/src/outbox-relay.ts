@@ -17,6 +17,10 @@ export interface OutboxRecord {
  */
 export interface OutboxStore {
   relayBatch(limit: number, publish: (rows: OutboxRecord[]) => Promise<void>): Promise<number>;
+  /** Rows handed over (`OutboxRelay.handoff`) and published: removed. */
+  remove(ids: string[]): Promise<void>;
+  /** Rows handed over whose publish failed: due again soon, for the poll. */
+  release(ids: string[], error: unknown): Promise<void>;
 }
 
 export interface OutboxRelayOptions {
@@ -25,12 +29,22 @@ export interface OutboxRelayOptions {
   /** Sleep between passes when the last batch was not full. */
   intervalMs: number;
   batchSize: number;
+  /**
+   * How long handed rows are held from the poll (the writer's statement set their `available_at` so far ahead):
+   * a handed row not published 1 s before its hold ends is left to the poll, which may take it then.
+   */
+  handoffHoldMs?: number;
   logger?: MessagingLogger;
 }
 
 export interface OutboxRelay {
   /** Run a pass now (call right after committing outbox rows) instead of waiting for the interval. */
   kick(): void;
+  /**
+   * Rows just committed held for this relay (out of the poll's reach for `handoffHoldMs`): published at once and
+   * then removed, without the poll's lease statement. Ignored once stopping (the poll publishes them later).
+   */
+  handoff(rows: readonly OutboxRecord[]): void;
   /** Finishes the current pass, then stops. */
   stop(): Promise<void>;
 }
@@ -65,27 +79,71 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
       wake = undefined;
     });
 
-  const loop = async (): Promise<void> => {
-    while (!stopped) {
-      kicked = false;
-      let full = false;
+  const holdMs = opts.handoffHoldMs ?? 10_000;
+  let handed: { row: OutboxRecord; until: number }[] = [];
+
+  /** Publishes the handed rows still inside their hold, a batch at a time; a failed batch goes back to the poll. */
+  const publishHanded = async (): Promise<void> => {
+    while (handed.length) {
+      const take = handed.slice(0, opts.batchSize);
+      handed = handed.slice(take.length);
+      const now = Date.now();
+      const rows = take.filter((h) => h.until - 1000 > now).map((h) => h.row);
+      if (!rows.length) continue;
+      const ids = rows.map((r) => r.id);
       try {
-        const n = await opts.store.relayBatch(opts.batchSize, publish);
-        if (n > 0) logger.debug({ count: n }, "outbox rows published");
-        full = n >= opts.batchSize;
+        await publish(rows);
       } catch (err) {
-        logger.error(errorFields(err), "outbox relay pass failed; retrying after the interval");
+        logger.error(errorFields(err), "publishing handed-over outbox rows failed; the poll retries them");
+        await opts.store.release(ids, err).catch(() => undefined);
+        continue;
       }
-      // A full batch means more rows are probably waiting; a kick during the pass means new rows committed.
-      if (stopped || full || kicked) continue;
-      await sleep(opts.intervalMs);
+      try {
+        await opts.store.remove(ids);
+      } catch (err) {
+        // published but still stored: the poll publishes them again when their hold ends (consumers dedupe)
+        logger.error(errorFields(err), "removing published outbox rows failed");
+      }
+      logger.debug({ count: rows.length }, "outbox rows published");
     }
+  };
+
+  const loop = async (): Promise<void> => {
+    let pollAt = 0;
+    while (!stopped) {
+      await publishHanded();
+      if (stopped) break;
+      // A full batch means more rows are probably waiting; a kick means new rows committed due at once.
+      if (kicked || Date.now() >= pollAt) {
+        kicked = false;
+        let full = false;
+        try {
+          const n = await opts.store.relayBatch(opts.batchSize, publish);
+          if (n > 0) logger.debug({ count: n }, "outbox rows published");
+          full = n >= opts.batchSize;
+        } catch (err) {
+          logger.error(errorFields(err), "outbox relay pass failed; retrying after the interval");
+        }
+        pollAt = full ? 0 : Date.now() + opts.intervalMs;
+        if (full) continue;
+      }
+      if (stopped || kicked || handed.length) continue;
+      await sleep(Math.max(0, pollAt - Date.now()));
+    }
+    // what was handed over before the stop is published now if it can be; otherwise the poll takes it later
+    await publishHanded();
   };
   const running = loop();
 
   return {
     kick() {
       kicked = true;
+      wake?.();
+    },
+    handoff(rows) {
+      if (stopped || !rows.length) return;
+      const until = Date.now() + holdMs;
+      for (const row of rows) handed.push({ row, until });
       wake?.();
     },
     async stop() {

@@ -25,7 +25,7 @@ function pgStore(db: Pool): OutboxStore {
           headers: Record<string, unknown> | null;
         }>(
           `SELECT id, exchange, routing_key, payload, headers FROM ${TABLE}
-           WHERE published_at IS NULL ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED`,
+           WHERE published_at IS NULL AND available_at <= now() ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED`,
           [limit],
         );
         if (rows.length === 0) {
@@ -52,6 +52,12 @@ function pgStore(db: Pool): OutboxStore {
         client.release();
       }
     },
+    async remove(ids) {
+      await db.query(`UPDATE ${TABLE} SET published_at = now() WHERE id = ANY($1::uuid[])`, [ids]);
+    },
+    async release(ids) {
+      await db.query(`UPDATE ${TABLE} SET available_at = now() WHERE id = ANY($1::uuid[])`, [ids]);
+    },
   };
 }
 
@@ -74,7 +80,8 @@ beforeAll(async () => {
   await pool.query(`DROP TABLE IF EXISTS ${TABLE}`);
   await pool.query(`CREATE TABLE ${TABLE} (
     seq bigserial, id uuid PRIMARY KEY, exchange text NOT NULL, routing_key text NOT NULL,
-    payload jsonb NOT NULL, headers jsonb, published_at timestamptz)`);
+    payload jsonb NOT NULL, headers jsonb, published_at timestamptz,
+    available_at timestamptz NOT NULL DEFAULT now())`);
   broker = makeBroker("test-relay");
   await broker.ready();
 });
@@ -146,5 +153,88 @@ test("a broker failure leaves rows unpublished for the next pass", async () => {
   const { rows } = await pool.query(`SELECT published_at FROM ${TABLE} WHERE payload->>'id' = $1`, [id]);
   expect(rows[0].published_at).toBeNull();
   // Leave no unpublished row behind for other tests.
+  await pool.query(`UPDATE ${TABLE} SET published_at = now() WHERE published_at IS NULL`);
+});
+
+/** What a hot path does: the row committed held for its own relay (out of the poll's reach), then handed over. */
+async function commitHeld(db: Pool, webhookEventId: string): Promise<OutboxRecord> {
+  const env = makeEnvelope(RoutingKeys.shopOrderCreate, { webhookEventId }, { projectId });
+  const row = {
+    id: randomUUID(),
+    exchange: Exchanges.shopWebhooks,
+    routingKey: RoutingKeys.shopOrderCreate,
+    payload: env,
+  };
+  await db.query(
+    `INSERT INTO ${TABLE} (id, exchange, routing_key, payload, available_at)
+     VALUES ($1, $2, $3, $4, now() + interval '10 seconds')`,
+    [row.id, row.exchange, row.routingKey, JSON.stringify(env)],
+  );
+  return row;
+}
+
+test("handed-over rows are published at once without a poll pass, and removed", async () => {
+  const deliveries: string[] = [];
+  const consumer = await broker.consumeRaw(Queues.shopIngestOrderCreate, (e) => void deliveries.push(e.id), {
+    prefetch: 50,
+  });
+  const store = pgStore(pool);
+  const polls = jest.spyOn(store, "relayBatch");
+  const relay = startOutboxRelay({ store, broker, intervalMs: 60_000, batchSize: 10, handoffHoldMs: 10_000 });
+  await sleep(100); // the first pass finds nothing and sleeps for a minute
+  const rows: OutboxRecord[] = [];
+  for (let i = 0; i < 25; i++) rows.push(await commitHeld(pool, `order-handed-${i}`));
+  relay.handoff(rows.slice(0, 5));
+  relay.handoff(rows.slice(5));
+  await waitFor(() => deliveries.length >= 25, 5000, "25 handed deliveries");
+  await sleep(200);
+  await relay.stop();
+  await consumer.close();
+  expect(polls).toHaveBeenCalledTimes(1);
+  expect(deliveries.sort()).toEqual(rows.map((r) => (r.payload as { id: string }).id).sort());
+  const { rows: left } = await pool.query(
+    `SELECT count(*)::int AS n FROM ${TABLE} WHERE published_at IS NULL AND id = ANY($1::uuid[])`,
+    [rows.map((r) => r.id)],
+  );
+  expect(left[0].n).toBe(0);
+});
+
+test("a handed-over row whose publish fails, or whose hold has ended, is left to the poll", async () => {
+  const failing = {
+    publishMany: async () => {
+      throw new Error("broker down");
+    },
+  };
+  const store = pgStore(pool);
+  const released = jest.spyOn(store, "release");
+  const relay = startOutboxRelay({ store, broker: failing, intervalMs: 60_000, batchSize: 10 });
+  await sleep(100);
+  const row = await commitHeld(pool, "order-handed-fail");
+  relay.handoff([row]);
+  await waitFor(() => released.mock.calls.length > 0, 3000, "the failed batch released");
+  await relay.stop();
+  const { rows } = await pool.query(
+    `SELECT published_at, available_at <= now() AS due FROM ${TABLE} WHERE id = $1`,
+    [row.id],
+  );
+  expect(rows[0]).toEqual({ published_at: null, due: true });
+
+  // a relay whose hold is shorter than its safety margin publishes nothing handed: the poll owns those rows
+  const published: unknown[] = [];
+  const late = startOutboxRelay({
+    store: pgStore(pool),
+    broker: { publishMany: async (reqs) => void published.push(...reqs) },
+    intervalMs: 60_000,
+    batchSize: 10,
+    handoffHoldMs: 500,
+  });
+  await sleep(100);
+  const held = await commitHeld(pool, "order-handed-late");
+  late.handoff([held]);
+  await sleep(300);
+  await late.stop();
+  expect(
+    published.filter((r) => (r as { headers: Record<string, unknown> }).headers["x-outbox-id"] === held.id),
+  ).toEqual([]);
   await pool.query(`UPDATE ${TABLE} SET published_at = now() WHERE published_at IS NULL`);
 });

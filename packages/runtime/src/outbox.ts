@@ -1,4 +1,4 @@
-import { createOutboxStore } from "@emailsvc/db";
+import { createOutboxStore, OUTBOX_HANDOFF_HOLD_MS, type OutboxHandoff } from "@emailsvc/db";
 import { type OutboxRelay, startOutboxRelay } from "@emailsvc/messaging";
 import type { BaseDeps } from "./base-deps";
 
@@ -10,6 +10,11 @@ import type { BaseDeps } from "./base-deps";
 export interface Outbox {
   /** Publish soon: a transaction just committed outbox rows (otherwise the relay polls every `intervalMs`). */
   kick(): void;
+  /**
+   * For hot-path statements: the running relay's intake for rows they commit held for it (`OutboxHandoff`), or
+   * null while none runs.
+   */
+  handoff: OutboxHandoff;
   /** Starts the relay (idempotent). Services whose tests drive the relay themselves start it in main.ts. */
   start(): void;
   /** Stops polling after publishing what it holds; kicks after this are ignored. */
@@ -32,12 +37,17 @@ export function createOutbox(
   let relay: OutboxRelay | undefined;
   const outbox: Outbox = {
     kick: () => relay?.kick(),
+    handoff: () => {
+      const r = relay;
+      return r ? (rows) => r.handoff(rows) : null;
+    },
     start() {
       relay ??= startOutboxRelay({
         store: createOutboxStore(base.db.pool),
         broker: base.broker,
         intervalMs: opts.intervalMs ?? 1_000,
         batchSize: opts.batchSize ?? 500,
+        handoffHoldMs: OUTBOX_HANDOFF_HOLD_MS,
         logger: base.logger,
       });
     },

@@ -15,7 +15,10 @@ import {
   suppressedAmongSql,
   timeOrderedUuid,
   timeOrderedUuids,
-  OUTBOX_INSERT,
+  OUTBOX_INSERT_AVAILABLE,
+  type OutboxHandoff,
+  type OutboxRecord,
+  outboxAvailableSql,
 } from "@emailsvc/db";
 import { AppError, ErrorCode, MSG_IN_FLIGHT, MSG_KEY_REUSED, newReplyToken } from "@emailsvc/contracts";
 import {
@@ -84,7 +87,14 @@ export interface AcceptedActivity {
 
 export type AcceptResult =
   /** `period`: the quota month the send was counted in. */
-  | { kind: "accepted"; emailMessageId: string; activities: AcceptedActivity[]; period: string }
+  | {
+      kind: "accepted";
+      emailMessageId: string;
+      activities: AcceptedActivity[];
+      period: string;
+      /** Its outbox row went straight to the running relay (`OutboxHandoff`): no kick is needed. */
+      outboxHanded?: boolean;
+    }
   /** Another request with the same Idempotency-Key already committed: answer with its response. */
   | { kind: "replay"; response: StoredResponse }
   /** `gates` refused (unverified sender or a suppressed address): nothing was written. */
@@ -162,8 +172,8 @@ WITH ${gateCtes(SEND_GATES)}, msg AS (
   INSERT INTO reply_tokens (token, project_id, activity_id)
   SELECT t, $1, a FROM unnest($18::uuid[], $34::text[]) AS x(a, t) WHERE t IS NOT NULL
 ), outbox AS (
-  ${OUTBOX_INSERT}
-  SELECT $35::uuid, $36, $37, $38::jsonb WHERE $35::uuid IS NOT NULL
+  ${OUTBOX_INSERT_AVAILABLE}
+  SELECT $35::uuid, $36, $37, $38::jsonb, ${outboxAvailableSql("$42::boolean")} WHERE $35::uuid IS NOT NULL
 )
 ${gateCheck(SEND_GATES)}`;
 
@@ -185,7 +195,25 @@ function gateValues(gates: AcceptSendInput["gates"]) {
   };
 }
 
-export async function acceptSend(db: Db, input: AcceptSendInput): Promise<AcceptResult> {
+/** The outbox rows of a commit, as the relay publishes them. */
+function commandRows(rows: { id: string; envelope: unknown }[]): OutboxRecord[] {
+  return rows.map((r) => ({
+    id: r.id,
+    exchange: Exchanges.emailCommands,
+    routingKey: RoutingKeys.emailSendRequested,
+    payload: r.envelope,
+  }));
+}
+
+/**
+ * `handoff`: the running relay of the caller's service, if any; an enqueued send's outbox row is then written
+ * held for it and handed over after the commit (`outboxHanded`), instead of waiting for a kick and a lease.
+ */
+export async function acceptSend(
+  db: Db,
+  input: AcceptSendInput,
+  handoff?: OutboxHandoff,
+): Promise<AcceptResult> {
   // In recipient order: the first recipient's activity carries the message's cc and bcc (send-worker).
   const activityIds = timeOrderedUuids(input.recipients.length);
   const period = usagePeriod();
@@ -197,6 +225,7 @@ export async function acceptSend(db: Db, input: AcceptSendInput): Promise<Accept
     ? { id: timeOrderedUuid(), envelope: sendRequested(input, activityIds) }
     : null;
   const gate = gateValues(input.gates);
+  const take = outbox ? (handoff?.() ?? null) : null;
   const params = (tokens: (string | null)[]) => [
     projectId,
     input.emailMessageId,
@@ -241,6 +270,7 @@ export async function acceptSend(db: Db, input: AcceptSendInput): Promise<Accept
     gate.forms,
     gate.domain,
     gate.addresses,
+    take !== null,
   ];
   if (counted && input.recipients.length > MONTHLY_QUOTA)
     throw new AppError(ErrorCode.QUOTA_EXCEEDED, MSG_QUOTA_EXCEEDED);
@@ -259,11 +289,13 @@ export async function acceptSend(db: Db, input: AcceptSendInput): Promise<Accept
       throw err;
     }
   }
+  if (take && outbox) take(commandRows([outbox]));
   return {
     kind: "accepted",
     emailMessageId: input.emailMessageId,
     activities: activityIds.map((id, i) => ({ id, recipient: input.recipients[i]! })),
     period,
+    ...(take ? { outboxHanded: true } : {}),
   };
 }
 
@@ -314,8 +346,9 @@ WITH i AS (
   INSERT INTO reply_tokens (token, project_id, activity_id)
   SELECT a.token, i.project_id, a.id FROM a JOIN i ON i.n = a.n WHERE a.token IS NOT NULL
 ), outbox AS (
-  ${OUTBOX_INSERT}
-  SELECT o.id, $8, $9, o.payload::jsonb FROM unnest($10::uuid[], $11::text[]) AS o(id, payload)
+  ${OUTBOX_INSERT_AVAILABLE}
+  SELECT o.id, $8, $9, o.payload::jsonb, ${outboxAvailableSql("$12::boolean")}
+    FROM unnest($10::uuid[], $11::text[]) AS o(id, payload)
 )
 SELECT CASE
   WHEN NOT (SELECT ok FROM gate) THEN svc_abort('${ABORT_SEND_GATES}')
@@ -329,7 +362,11 @@ function batchable(input: AcceptSendInput): boolean {
 }
 
 /** Runs `inputs` as one statement; throws when any of them was refused (the caller then runs them alone). */
-export async function acceptSendGroup(db: Db, inputs: readonly AcceptSendInput[]): Promise<AcceptResult[]> {
+export async function acceptSendGroup(
+  db: Db,
+  inputs: readonly AcceptSendInput[],
+  handoff?: OutboxHandoff,
+): Promise<AcceptResult[]> {
   const period = usagePeriod();
   const ids: string[] = [];
   const ns: number[] = [];
@@ -377,7 +414,11 @@ export async function acceptSendGroup(db: Db, inputs: readonly AcceptSendInput[]
       gate_addresses: gate.addresses,
     };
   });
-  const outbox = sharedSendRequests(inputs, accepted);
+  const outbox = sharedSendRequests(inputs, accepted).map((envelope) => ({
+    id: timeOrderedUuid(),
+    envelope,
+  }));
+  const take = handoff?.() ?? null;
   await db.pool.query(ACCEPT_MANY_SQL, [
     JSON.stringify(items),
     ids,
@@ -388,14 +429,17 @@ export async function acceptSendGroup(db: Db, inputs: readonly AcceptSendInput[]
     MONTHLY_QUOTA,
     Exchanges.emailCommands,
     RoutingKeys.emailSendRequested,
-    outbox.map(() => timeOrderedUuid()),
-    outbox.map((e) => JSON.stringify(e)),
+    outbox.map((o) => o.id),
+    outbox.map((o) => JSON.stringify(o.envelope)),
+    take !== null,
   ]);
+  if (take) take(commandRows(outbox));
   return inputs.map((input, n) => ({
     kind: "accepted",
     emailMessageId: input.emailMessageId,
     activities: accepted[n]!,
     period,
+    ...(take ? { outboxHanded: true } : {}),
   }));
 }
 
@@ -436,17 +480,23 @@ function sharedSendRequests(inputs: readonly AcceptSendInput[], accepted: Accept
  * runs again alone through `acceptSend`, all at once, and each gets its own answer or error; one alone, or
  * another shape, runs alone from the start.
  */
-export function createAcceptBatcher(db: Db): Batcher<AcceptSendInput, AcceptResult> {
+export function createAcceptBatcher(
+  db: Db,
+  opts: { handoff?: OutboxHandoff } = {},
+): Batcher<AcceptSendInput, AcceptResult> {
   const batcher = createBatcher<AcceptSendInput, PromiseSettledResult<AcceptResult>>({
     run: async (inputs) => {
       if (inputs.length > 1 && inputs.every(batchable)) {
         try {
-          return (await acceptSendGroup(db, inputs)).map((value) => ({ status: "fulfilled", value }));
+          return (await acceptSendGroup(db, inputs, opts.handoff)).map((value) => ({
+            status: "fulfilled",
+            value,
+          }));
         } catch {
           // nothing was written: each item alone says why
         }
       }
-      return Promise.allSettled(inputs.map((input) => acceptSend(db, input)));
+      return Promise.allSettled(inputs.map((input) => acceptSend(db, input, opts.handoff)));
     },
     maxInFlight: 2,
     // The requests parsed in one poll phase go together: with a free slot, the first used to go alone, and half

@@ -114,6 +114,6 @@ async function acceptApiSend(
   });
   if (result.kind === "gates_refused") return null;
   if (result.kind === "replay") return { ...result.response, replayed: true };
-  deps.outbox.kick();
+  if (!result.outboxHanded) deps.outbox.kick();
   return response;
 }
