@@ -190,6 +190,19 @@ interface StoreItem {
 
 const DELIVERY_COLUMNS = "id, project_id, is_test, url, body, status, attempts";
 
+/** The deliveries stored for these events, read in a statement of its own (it sees rows committed meanwhile). */
+async function storedByEvent(
+  db: Db,
+  items: readonly { delivery: Pick<NewDelivery, "eventId" | "kind"> }[],
+): Promise<(DeliveryRow & { event_id: string; kind: string })[]> {
+  const { rows } = await db.pool.query<DeliveryRow & { event_id: string; kind: string }>(
+    `SELECT ${DELIVERY_COLUMNS}, event_id, kind FROM webhook_deliveries
+      WHERE (event_id, kind) IN (SELECT * FROM unnest($1::text[], $2::text[]))`,
+    [items.map((i) => i.delivery.eventId), items.map((i) => i.delivery.kind)],
+  );
+  return rows;
+}
+
 /**
  * Stores each event's delivery once, `pending` (or `skipped` without a URL), many in one statement. A redelivered
  * copy's consumer may have stored one first: that one is returned. One answer per item, in order.
@@ -223,12 +236,7 @@ export async function storeDeliveries(db: Db, items: readonly StoreItem[]): Prom
   if (missing.length) {
     // stored before (a redelivery, or the same event twice in this batch): read in a statement of its own, which
     // also sees a row another transaction committed while the insert ran
-    const existing = await db.pool.query<DeliveryRow & { event_id: string; kind: string }>(
-      `SELECT ${DELIVERY_COLUMNS}, event_id, kind FROM webhook_deliveries
-        WHERE (event_id, kind) IN (SELECT * FROM unnest($1::text[], $2::text[]))`,
-      [missing.map((i) => i.delivery.eventId), missing.map((i) => i.delivery.kind)],
-    );
-    existing.rows.forEach(keep);
+    (await storedByEvent(db, missing)).forEach(keep);
   }
   return items.map((i) => found.get(key(i.delivery.eventId, i.delivery.kind)) ?? null);
 }
@@ -370,12 +378,9 @@ export async function storeFirstAttempts(
   if (!others.length) return items.map(() => null);
   // stored by another copy first (or the same event twice in this batch): that delivery, read in a statement of
   // its own, which sees a row another transaction committed while the insert ran
-  const existing = await db.pool.query<DeliveryRow & { event_id: string; kind: string }>(
-    `SELECT ${DELIVERY_COLUMNS}, event_id, kind FROM webhook_deliveries
-      WHERE (event_id, kind) IN (SELECT * FROM unnest($1::text[], $2::text[]))`,
-    [others.map((i) => i.delivery.eventId), others.map((i) => i.delivery.kind)],
+  const found = new Map(
+    (await storedByEvent(db, others)).map(({ event_id, kind, ...row }) => [`${kind} ${event_id}`, row]),
   );
-  const found = new Map(existing.rows.map(({ event_id, kind, ...row }) => [`${kind} ${event_id}`, row]));
   return items.map((i, k) =>
     stored.has(k) ? null : (found.get(`${i.delivery.kind} ${i.delivery.eventId}`) ?? null),
   );
