@@ -147,3 +147,17 @@ export function stackGroups(offset: number): ProcGroup[] {
     { name: "simulator", find: byPort(4566 + offset) },
   ];
 }
+
+/**
+ * Waits until the stack is quiet: its processes used less than `quietMs` of CPU over one second (the earlier
+ * phases' backlog sent, their dead rows vacuumed), at most `maxMs`. Resolves with the seconds waited.
+ */
+export async function waitForQuiet(groups: ProcGroup[], maxMs = 60_000, quietMs = 150): Promise<number> {
+  const started = Date.now();
+  for (;;) {
+    const before = snapshot(groups);
+    await new Promise((r) => setTimeout(r, 1000));
+    const used = [...cpuBetween(before, snapshot(groups)).values()].reduce((a, b) => a + b, 0);
+    if (used < quietMs || Date.now() - started >= maxMs) return (Date.now() - started) / 1000;
+  }
+}
