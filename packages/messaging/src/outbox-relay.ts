@@ -53,6 +53,9 @@ export interface OutboxRelay {
  * Publishes committed outbox rows. A row is removed only after the broker confirmed it, so a crash anywhere means
  * the row is published again later: delivery is at-least-once, and consumers dedupe on `envelope.id`.
  */
+/** How long published handed-over rows wait to be deleted together (a full batch goes at once). */
+const REMOVE_AFTER_MS = 100;
+
 export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
   const logger = opts.logger ?? silentLogger;
   let stopped = false;
@@ -98,13 +101,29 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
         await opts.store.release(ids, err).catch(() => undefined);
         continue;
       }
-      try {
-        await opts.store.remove(ids);
-      } catch (err) {
-        // published but still stored: the poll publishes them again when their hold ends (consumers dedupe)
-        logger.error(errorFields(err), "removing published outbox rows failed");
-      }
+      published.push(...ids);
+      if (published.length >= opts.batchSize) await removePublished();
+      else removeTimer ??= setTimeout(() => void removePublished(), REMOVE_AFTER_MS);
       logger.debug({ count: rows.length }, "outbox rows published");
+    }
+  };
+
+  // Published handed rows are deleted together, a batch or REMOVE_AFTER_MS later, not one statement per hand-over:
+  // at a low rate each send was handed alone and cost a DELETE of its own. A process that dies before the delete
+  // leaves those rows to the poll once their hold ends: published again (consumers dedupe on envelope.id).
+  let published: string[] = [];
+  let removeTimer: NodeJS.Timeout | undefined;
+  const removePublished = async (): Promise<void> => {
+    clearTimeout(removeTimer);
+    removeTimer = undefined;
+    const ids = published;
+    published = [];
+    if (!ids.length) return;
+    try {
+      await opts.store.remove(ids);
+    } catch (err) {
+      // published but still stored: the poll publishes them again when their hold ends (consumers dedupe)
+      logger.error(errorFields(err), "removing published outbox rows failed");
     }
   };
 
@@ -132,6 +151,7 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
     }
     // what was handed over before the stop is published now if it can be; otherwise the poll takes it later
     await publishHanded();
+    await removePublished();
   };
   const running = loop();
 

@@ -199,6 +199,37 @@ test("handed-over rows are published at once without a poll pass, and removed", 
   expect(left[0].n).toBe(0);
 });
 
+test("rows handed over one at a time are deleted together, not one statement each", async () => {
+  const deliveries: string[] = [];
+  const consumer = await broker.consumeRaw(Queues.shopIngestOrderCreate, (e) => void deliveries.push(e.id), {
+    prefetch: 50,
+  });
+  const store = pgStore(pool);
+  const removes = jest.spyOn(store, "remove");
+  const publishes: number[] = [];
+  const counting = {
+    publishMany: async (reqs: Parameters<Broker["publishMany"]>[0]) => {
+      publishes.push(reqs.length);
+      await broker.publishMany(reqs);
+    },
+  };
+  const relay = startOutboxRelay({ store, broker: counting, intervalMs: 60_000, batchSize: 50 });
+  await sleep(100);
+  const rows: OutboxRecord[] = [];
+  for (let i = 0; i < 10; i++) {
+    const row = await commitHeld(pool, `order-one-by-one-${i}`);
+    rows.push(row);
+    relay.handoff([row]);
+    await waitFor(() => deliveries.length > i, 3000, `delivery ${i}`);
+  }
+  expect(publishes).toEqual(rows.map(() => 1)); // one publish per hand-over
+  await sleep(300);
+  expect(removes.mock.calls.length).toBeLessThan(rows.length);
+  expect(removes.mock.calls.flatMap(([ids]) => ids).sort()).toEqual(rows.map((r) => r.id).sort());
+  await relay.stop();
+  await consumer.close();
+});
+
 test("a handed-over row whose publish fails, or whose hold has ended, is left to the poll", async () => {
   const failing = {
     publishMany: async () => {
