@@ -449,11 +449,13 @@ describe("webhook-dispatcher", () => {
     const a = await createProject(db, { name: "hangs", webhookUrl: hang.url() }, encKey);
     const b = await createProject(db, { name: "fast", webhookUrl: fast.url() }, encKey);
     try {
+      // The sends are written first and their events published together: A's first burst must reach the
+      // dispatcher before any of its attempts has run 300 ms (slow), however long the inserts take on a busy CI
+      // machine; published one by one after each insert, the later ones arrived when A was already slow.
       const sendA = async (n: number) => {
-        for (let i = 0; i < n; i++) {
-          const act = await activityFor(a.project.id, false);
-          await publish("email.delivered", a.project.id, act.activityId, false);
-        }
+        const acts = [];
+        for (let i = 0; i < n; i++) acts.push(await activityFor(a.project.id, false));
+        await Promise.all(acts.map((act) => publish("email.delivered", a.project.id, act.activityId, false)));
       };
       // A's first events take every slot (nothing is known about its receiver yet)...
       await sendA(20);
