@@ -55,7 +55,12 @@ beforeAll(async () => {
     db,
     broker,
     env: { TRACKING_SECRET: SECRET } as Deps["env"],
-    outbox: { kick: () => undefined, start: () => undefined, stop: async () => undefined },
+    outbox: {
+      kick: () => undefined,
+      handoff: () => null,
+      start: () => undefined,
+      stop: async () => undefined,
+    },
     hits: createGroupWriter<TrackingHit>({
       logger,
       write: (batch) => recordTrackingHits(db, batch).then(() => undefined),
