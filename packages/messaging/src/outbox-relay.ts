@@ -31,7 +31,8 @@ export interface OutboxRelayOptions {
   batchSize: number;
   /**
    * How long handed rows are held from the poll (the writer's statement set their `available_at` so far ahead):
-   * a handed row not published 1 s before its hold ends is left to the poll, which may take it then.
+   * a handed row not published 1 s before its hold ends is left to the poll, which may take it then. Without it
+   * the relay takes no hand-overs: handed rows are left to the poll.
    */
   handoffHoldMs?: number;
   logger?: MessagingLogger;
@@ -49,13 +50,15 @@ export interface OutboxRelay {
   stop(): Promise<void>;
 }
 
+/** How long published handed-over rows wait to be deleted together (a full batch goes at once). */
+const REMOVE_AFTER_MS = 100;
+/** A handed-over row is not published this close to the end of its hold: the poll may take it then. */
+const HOLD_MARGIN_MS = 1000;
+
 /**
  * Publishes committed outbox rows. A row is removed only after the broker confirmed it, so a crash anywhere means
  * the row is published again later: delivery is at-least-once, and consumers dedupe on `envelope.id`.
  */
-/** How long published handed-over rows wait to be deleted together (a full batch goes at once). */
-const REMOVE_AFTER_MS = 100;
-
 export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
   const logger = opts.logger ?? silentLogger;
   let stopped = false;
@@ -82,7 +85,6 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
       wake = undefined;
     });
 
-  const holdMs = opts.handoffHoldMs ?? 10_000;
   let handed: { row: OutboxRecord; until: number }[] = [];
 
   /** Publishes the handed rows still inside their hold, a batch at a time; a failed batch goes back to the poll. */
@@ -91,7 +93,7 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
       const take = handed.slice(0, opts.batchSize);
       handed = handed.slice(take.length);
       const now = Date.now();
-      const rows = take.filter((h) => h.until - 1000 > now).map((h) => h.row);
+      const rows = take.filter((h) => h.until - HOLD_MARGIN_MS > now).map((h) => h.row);
       if (!rows.length) continue;
       const ids = rows.map((r) => r.id);
       try {
@@ -161,8 +163,8 @@ export function startOutboxRelay(opts: OutboxRelayOptions): OutboxRelay {
       wake?.();
     },
     handoff(rows) {
-      if (stopped || !rows.length) return;
-      const until = Date.now() + holdMs;
+      if (stopped || !rows.length || opts.handoffHoldMs === undefined) return;
+      const until = Date.now() + opts.handoffHoldMs;
       for (const row of rows) handed.push({ row, until });
       wake?.();
     },

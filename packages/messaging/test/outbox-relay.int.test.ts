@@ -213,7 +213,13 @@ test("rows handed over one at a time are deleted together, not one statement eac
       await broker.publishMany(reqs);
     },
   };
-  const relay = startOutboxRelay({ store, broker: counting, intervalMs: 60_000, batchSize: 50 });
+  const relay = startOutboxRelay({
+    store,
+    broker: counting,
+    intervalMs: 60_000,
+    batchSize: 50,
+    handoffHoldMs: 10_000,
+  });
   await sleep(100);
   const rows: OutboxRecord[] = [];
   for (let i = 0; i < 10; i++) {
@@ -238,7 +244,13 @@ test("a handed-over row whose publish fails, or whose hold has ended, is left to
   };
   const store = pgStore(pool);
   const released = jest.spyOn(store, "release");
-  const relay = startOutboxRelay({ store, broker: failing, intervalMs: 60_000, batchSize: 10 });
+  const relay = startOutboxRelay({
+    store,
+    broker: failing,
+    intervalMs: 60_000,
+    batchSize: 10,
+    handoffHoldMs: 10_000,
+  });
   await sleep(100);
   const row = await commitHeld(pool, "order-handed-fail");
   relay.handoff([row]);
@@ -250,22 +262,25 @@ test("a handed-over row whose publish fails, or whose hold has ended, is left to
   );
   expect(rows[0]).toEqual({ published_at: null, due: true });
 
-  // a relay whose hold is shorter than its safety margin publishes nothing handed: the poll owns those rows
-  const published: unknown[] = [];
-  const late = startOutboxRelay({
-    store: pgStore(pool),
-    broker: { publishMany: async (reqs) => void published.push(...reqs) },
-    intervalMs: 60_000,
-    batchSize: 10,
-    handoffHoldMs: 500,
-  });
-  await sleep(100);
-  const held = await commitHeld(pool, "order-handed-late");
-  late.handoff([held]);
-  await sleep(300);
-  await late.stop();
-  expect(
-    published.filter((r) => (r as { headers: Record<string, unknown> }).headers["x-outbox-id"] === held.id),
-  ).toEqual([]);
+  // a relay whose hold is shorter than its safety margin, or that was told no hold, publishes nothing handed:
+  // the poll owns those rows
+  for (const handoffHoldMs of [500, undefined]) {
+    const published: unknown[] = [];
+    const late = startOutboxRelay({
+      store: pgStore(pool),
+      broker: { publishMany: async (reqs) => void published.push(...reqs) },
+      intervalMs: 60_000,
+      batchSize: 10,
+      ...(handoffHoldMs === undefined ? {} : { handoffHoldMs }),
+    });
+    await sleep(100);
+    const held = await commitHeld(pool, `order-handed-late-${handoffHoldMs}`);
+    late.handoff([held]);
+    await sleep(300);
+    await late.stop();
+    expect(
+      published.filter((r) => (r as { headers: Record<string, unknown> }).headers["x-outbox-id"] === held.id),
+    ).toEqual([]);
+  }
   await pool.query(`UPDATE ${TABLE} SET published_at = now() WHERE published_at IS NULL`);
 });
