@@ -13,9 +13,30 @@ async function runDue(db: Pick<Db, "pool">, work: "analyze" | "vacuum"): Promise
      WHERE ${counter} > current_setting('autovacuum_${work}_threshold')::float8
            + current_setting('autovacuum_${work}_scale_factor')::float8 * greatest(c.reltuples, 0)
      ORDER BY ${counter} DESC`);
-  for (const { name } of rows) await db.pool.query(`${work.toUpperCase()} ${name}`);
+  if (!rows.length) return [];
+  const client = await db.pool.connect();
+  try {
+    await client.query(AUTOVACUUM_PACE);
+    for (const { name } of rows) await client.query(`${work.toUpperCase()} ${name}`);
+  } finally {
+    await client.query("RESET vacuum_cost_delay; RESET vacuum_cost_limit").catch(() => undefined);
+    client.release();
+  }
   return rows.map((r) => r.name);
 }
+
+/**
+ * autovacuum's pace for this session's VACUUM and ANALYZE: its cost delay and limit (-1: the plain setting's), so a
+ * table is worked through in small steps with sleeps between them, as autovacuum does, not at full speed. Unpaced,
+ * an ANALYZE of a busy table took a core for 250 ms during bench/shop and stalled the webhooks being answered.
+ */
+const AUTOVACUUM_PACE = `
+  SELECT set_config('vacuum_cost_delay', CASE current_setting('autovacuum_vacuum_cost_delay')
+           WHEN '-1' THEN current_setting('vacuum_cost_delay')
+           ELSE current_setting('autovacuum_vacuum_cost_delay') END, false),
+         set_config('vacuum_cost_limit', CASE current_setting('autovacuum_vacuum_cost_limit')
+           WHEN '-1' THEN current_setting('vacuum_cost_limit')
+           ELSE current_setting('autovacuum_vacuum_cost_limit') END, false)`;
 
 /** ANALYZE every table autovacuum's rule says is due; returns their names. */
 export const analyzeStaleTables = (db: Pick<Db, "pool">): Promise<string[]> => runDue(db, "analyze");

@@ -68,6 +68,51 @@ describe("vacuuming and analysing changed tables as autovacuum would", () => {
     expect(await vacuumDeadTables(db)).not.toContain(`public.${table}`);
   });
 
+  it("works at autovacuum's pace (its cost delay and limit), and leaves the connection as it was", async () => {
+    await pool.query(`DELETE FROM ${table}`);
+    await pool.query(`INSERT INTO ${table} SELECT g, 'x' FROM generate_series(1, 1000) g`);
+    await pool.query(`DELETE FROM ${table}`);
+    await pool.query("SELECT pg_stat_force_next_flush()");
+    // the settings each VACUUM ran under, read on its own connection just before it
+    const seen: string[] = [];
+    const watched = {
+      pool: {
+        query: pool.query.bind(pool),
+        // runDue's connection, seen through a wrapper (the pooled client itself is left as it is)
+        connect: async () => {
+          const client = await pool.connect();
+          return {
+            release: () => client.release(),
+            query: async (text: string) => {
+              if (text.startsWith("VACUUM")) {
+                const r = await client.query<{ d: string; l: string }>(
+                  "SELECT current_setting('vacuum_cost_delay') AS d, current_setting('vacuum_cost_limit') AS l",
+                );
+                seen.push(`${r.rows[0]!.d}/${r.rows[0]!.l}`);
+              }
+              return client.query(text);
+            },
+          };
+        },
+      },
+    } as unknown as Pick<typeof db, "pool">;
+    const { rows } = await pool.query<{ d: string; l: string }>(
+      `SELECT CASE current_setting('autovacuum_vacuum_cost_delay') WHEN '-1' THEN current_setting('vacuum_cost_delay')
+                ELSE current_setting('autovacuum_vacuum_cost_delay') END AS d,
+              CASE current_setting('autovacuum_vacuum_cost_limit') WHEN '-1' THEN current_setting('vacuum_cost_limit')
+                ELSE current_setting('autovacuum_vacuum_cost_limit') END AS l`,
+    );
+    expect(await vacuumDeadTables(watched)).toContain(`public.${table}`);
+    expect(seen.length).toBeGreaterThan(0);
+    expect(new Set(seen)).toEqual(new Set([`${rows[0]!.d}/${rows[0]!.l}`]));
+    // the pool's one connection is back to the plain settings
+    const after = await pool.query<{ reset: boolean }>(
+      `SELECT bool_and(setting = reset_val) AS reset FROM pg_settings
+        WHERE name IN ('vacuum_cost_delay', 'vacuum_cost_limit')`,
+    );
+    expect(after.rows[0]!.reset).toBe(true);
+  });
+
   it("runs only where autovacuum is off", async () => {
     const logged: string[] = [];
     const loop = await startAutovacuumStandIn(db, (m) => logged.push(m), 60_000);
