@@ -19,8 +19,12 @@ async function runDue(db: Pick<Db, "pool">, work: "analyze" | "vacuum"): Promise
     await client.query(AUTOVACUUM_PACE);
     for (const { name } of rows) await client.query(`${work.toUpperCase()} ${name}`);
   } finally {
-    await client.query("RESET vacuum_cost_delay; RESET vacuum_cost_limit").catch(() => undefined);
-    client.release();
+    // a connection that cannot be reset (broken mid-command) is closed, not pooled with autovacuum's pace
+    const failed = await client.query("RESET vacuum_cost_delay; RESET vacuum_cost_limit").then(
+      () => undefined,
+      (err: unknown) => (err instanceof Error ? err : new Error(String(err))),
+    );
+    client.release(failed);
   }
   return rows.map((r) => r.name);
 }
