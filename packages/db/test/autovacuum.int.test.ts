@@ -68,12 +68,12 @@ describe("vacuuming and analysing changed tables as autovacuum would", () => {
     expect(await vacuumDeadTables(db)).not.toContain(`public.${table}`);
   });
 
-  it("works at autovacuum's pace (its cost delay and limit), and leaves the connection as it was", async () => {
+  it("vacuums and analyses at autovacuum's pace (its cost delay and limit), and leaves the connection as it was", async () => {
     await pool.query(`DELETE FROM ${table}`);
     await pool.query(`INSERT INTO ${table} SELECT g, 'x' FROM generate_series(1, 1000) g`);
     await pool.query(`DELETE FROM ${table}`);
     await pool.query("SELECT pg_stat_force_next_flush()");
-    // the settings each VACUUM ran under, read on its own connection just before it
+    // the settings each VACUUM and ANALYZE ran under, read on its own connection just before it
     const seen: string[] = [];
     const watched = {
       pool: {
@@ -82,13 +82,13 @@ describe("vacuuming and analysing changed tables as autovacuum would", () => {
         connect: async () => {
           const client = await pool.connect();
           return {
-            release: () => client.release(),
+            release: (err?: Error) => client.release(err),
             query: async (text: string) => {
-              if (text.startsWith("VACUUM")) {
+              if (/^(VACUUM|ANALYZE) /.test(text)) {
                 const r = await client.query<{ d: string; l: string }>(
                   "SELECT current_setting('vacuum_cost_delay') AS d, current_setting('vacuum_cost_limit') AS l",
                 );
-                seen.push(`${r.rows[0]!.d}/${r.rows[0]!.l}`);
+                seen.push(`${text.split(" ")[0]} ${r.rows[0]!.d}/${r.rows[0]!.l}`);
               }
               return client.query(text);
             },
@@ -96,16 +96,23 @@ describe("vacuuming and analysing changed tables as autovacuum would", () => {
         },
       },
     } as unknown as Pick<typeof db, "pool">;
-    const { rows } = await pool.query<{ d: string; l: string }>(
-      `SELECT CASE current_setting('autovacuum_vacuum_cost_delay') WHEN '-1' THEN current_setting('vacuum_cost_delay')
-                ELSE current_setting('autovacuum_vacuum_cost_delay') END AS d,
-              CASE current_setting('autovacuum_vacuum_cost_limit') WHEN '-1' THEN current_setting('vacuum_cost_limit')
-                ELSE current_setting('autovacuum_vacuum_cost_limit') END AS l`,
-    );
+    // autovacuum's own settings, -1 meaning "the plain setting's"
+    const show = async (name: string) =>
+      (await pool.query<Record<string, string>>(`SHOW ${name}`)).rows[0]![name]!;
+    const own = async (name: string) => {
+      const v = await show(`autovacuum_${name}`);
+      return v === "-1" ? show(name) : v;
+    };
+    const pace = `${await own("vacuum_cost_delay")}/${await own("vacuum_cost_limit")}`;
+    const plain = `${await show("vacuum_cost_delay")}/${await show("vacuum_cost_limit")}`;
+
     expect(await vacuumDeadTables(watched)).toContain(`public.${table}`);
-    expect(seen.length).toBeGreaterThan(0);
-    expect(new Set(seen)).toEqual(new Set([`${rows[0]!.d}/${rows[0]!.l}`]));
-    // the pool's one connection is back to the plain settings
+    expect(await analyzeStaleTables(watched)).toContain(`public.${table}`);
+    expect(seen.filter((s) => s.startsWith("VACUUM")).length).toBeGreaterThan(0);
+    expect(seen.filter((s) => s.startsWith("ANALYZE")).length).toBeGreaterThan(0);
+    expect(new Set(seen.map((s) => s.split(" ")[1]))).toEqual(new Set([pace]));
+    // the pool's one connection is back to its plain settings
+    expect(`${await show("vacuum_cost_delay")}/${await show("vacuum_cost_limit")}`).toBe(plain);
     const after = await pool.query<{ reset: boolean }>(
       `SELECT bool_and(setting = reset_val) AS reset FROM pg_settings
         WHERE name IN ('vacuum_cost_delay', 'vacuum_cost_limit')`,
