@@ -2,7 +2,13 @@
 import { createHmac, randomBytes, randomUUID } from "node:crypto";
 import http from "node:http";
 import { Exchanges, makeEnvelope, RoutingKeys, type ProjectId } from "@emailsvc/contracts";
-import { createDb, createDeliveryWrites, createOutboundLoads, createProject } from "@emailsvc/db";
+import {
+  createDb,
+  createDeliveryWrites,
+  createOutboundLoads,
+  createProject,
+  regenerateApiKey,
+} from "@emailsvc/db";
 import { allowAnyAddress, guardedAgent, isPublicUnicast } from "@emailsvc/http";
 import { createBroker } from "@emailsvc/messaging";
 import { createLogger } from "@emailsvc/observability";
@@ -171,6 +177,31 @@ describe("webhook-dispatcher", () => {
       );
       expect(attempt.status_code).toBe(200);
       expect(attempt.response_body).toHaveLength(5000);
+    } finally {
+      r.close();
+    }
+  });
+
+  it("signs with the key regenerated since the last delivery, not a decrypted key kept from before", async () => {
+    const r = receiver([]);
+    await r.start();
+    try {
+      const { project, liveKey } = await createProject(db, { name: "p", webhookUrl: r.url() }, encKey);
+      const signature = (hit: Hit, key: string) => [
+        hit.headers["x-svc-signature"],
+        `sha256=${createHmac("sha256", key).update(hit.body).digest("hex")}`,
+      ];
+      await publish("email.delivered", project.id, (await activityFor(project.id, false)).activityId, false);
+      const first = await waitFor(async () => r.hits[0]);
+      const [sent, expected] = signature(first, liveKey);
+      expect(sent).toBe(expected);
+
+      const newKey = await regenerateApiKey(db, project.id, "live", encKey);
+      await publish("email.delivered", project.id, (await activityFor(project.id, false)).activityId, false);
+      const second = await waitFor(async () => r.hits[1]);
+      const [sentAfter, expectedAfter] = signature(second, newKey);
+      expect(sentAfter).toBe(expectedAfter);
+      expect(newKey).not.toBe(liveKey);
     } finally {
       r.close();
     }

@@ -95,6 +95,24 @@ function checkTarget(url: string, allow: AddressPolicy): URL | string {
 
 const FINAL = new Set(["succeeded", "skipped", "exhausted"]);
 
+/**
+ * Signing keys already decrypted, by ciphertext: all of a project's deliveries sign with the same key, and each
+ * had its own AES-GCM decryption (0.5% of the dispatcher's CPU samples under send-pipeline). A rotated key has a
+ * new ciphertext, so it is decrypted when first used; the map is emptied when it holds KEY_CACHE_MAX keys.
+ */
+const signingKeys = new Map<string, string>();
+const KEY_CACHE_MAX = 1000;
+
+function signingKey(ciphertext: string, encryptionKey: string): string {
+  let key = signingKeys.get(ciphertext);
+  if (key === undefined) {
+    key = decryptSecret(ciphertext, encryptionKey);
+    if (signingKeys.size >= KEY_CACHE_MAX) signingKeys.clear();
+    signingKeys.set(ciphertext, key);
+  }
+  return key;
+}
+
 export type { DeliveryKind };
 
 /**
@@ -241,7 +259,7 @@ async function attempt(
     await skipDelivery(deps.db, eventId, kind);
     return "done";
   }
-  const key = loaded.keyCiphertext ? decryptSecret(loaded.keyCiphertext, deps.encryptionKey) : null;
+  const key = loaded.keyCiphertext ? signingKey(loaded.keyCiphertext, deps.encryptionKey) : null;
   const attempt = d.attempts + 1;
   const started = Date.now();
   let statusCode: number | null = null;
