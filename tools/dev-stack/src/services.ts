@@ -13,6 +13,15 @@ export interface ServiceSpec {
    * `pnpm start` writes their address into .local/demo.json (and prints it).
    */
   internal?: { fact: string; routes: string[] };
+  /**
+   * Its work is queues and loops, not the answers of requests (campaign-dispatcher's internal trigger only starts
+   * a cycle). On the local stack, where every service shares one machine's cores, it runs at a lower CPU priority
+   * (start.ts): the requests callers wait on are answered first, and its queues are worked through in the time
+   * left. send-worker is not one: the sending itself keeps its share (a campaign's rate on a saturated machine
+   * fell from 67% to 58% of the limit with send-worker niced too), and the internal synchronous POST /send-email
+   * waits for it.
+   */
+  background?: true;
 }
 
 export const SERVICES: ServiceSpec[] = [
@@ -31,11 +40,12 @@ export const SERVICES: ServiceSpec[] = [
     internalPort: 3104,
     publicPrefixes: [],
     internal: { fact: "campaign_url", routes: ["POST /trigger-campaign"] },
+    background: true,
   },
-  { name: "scheduler", port: 3005, publicPrefixes: [] },
+  { name: "scheduler", port: 3005, publicPrefixes: [], background: true },
   { name: "notification-ingest", port: 3006, publicPrefixes: ["/webhooks/provider", "/t/"] },
   { name: "inbound-mail", port: 3007, publicPrefixes: ["/api/inbound/"] },
-  { name: "webhook-dispatcher", port: 3008, publicPrefixes: [] },
+  { name: "webhook-dispatcher", port: 3008, publicPrefixes: [], background: true },
   { name: "shop-ingest", port: 3009, publicPrefixes: ["/webhooks/shop/"] },
 ];
 

@@ -45,6 +45,7 @@ describe("docker-compose.yml (validated offline; no Docker engine here)", () => 
           healthcheck?: unknown;
           build?: { target?: string; args?: { SERVICE?: string } };
           depends_on?: Record<string, { condition: string }>;
+          cpu_shares?: number;
         }
       >;
     };
@@ -55,6 +56,12 @@ describe("docker-compose.yml (validated offline; no Docker engine here)", () => 
       expect(svc.healthcheck).toBeDefined();
       expect(svc.build).toMatchObject({ target: "runtime", args: { SERVICE: s.name } });
       expect(svc.depends_on?.migrate?.condition).toBe("service_completed_successfully");
+      // the queue workers at a lower CPU weight than the default 1024, as `pnpm start` runs them niced
+      expect({ service: s.name, cpu_shares: svc.cpu_shares }).toEqual({
+        service: s.name,
+        cpu_shares: s.background ? 256 : undefined,
+      });
     }
+    expect(compose.services.simulator!.cpu_shares).toBe(256);
   });
 });

@@ -99,6 +99,36 @@ describe("pnpm start", () => {
     }
   });
 
+  it("runs the background workers and the simulator at a lower CPU priority than the services and send-worker", () => {
+    // Linux /proc: this stack's processes (its STACK_STATE_DIR in their environment) running `file`, and each
+    // one's niceness (stat's 19th field). The tsx launcher and the node it starts both count.
+    const nicenessOf = (file: string): number[] => {
+      const found: number[] = [];
+      for (const pid of fs.readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+        try {
+          if (!fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(file)) continue;
+          const env = fs.readFileSync(`/proc/${pid}/environ`, "utf8").split("\0");
+          if (!env.includes(`STACK_STATE_DIR=${stateDir}`)) continue;
+          const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+          found.push(Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]));
+        } catch {
+          /* gone meanwhile */
+        }
+      }
+      return found;
+    };
+    // relative to the niceness this test runs at (the stack inherits it; `nice -n 10` adds to it)
+    const base = os.getPriority();
+    const lowered = Math.min(19, base + 10);
+    const background = ["webhook-dispatcher", "campaign-dispatcher", "scheduler"];
+    for (const s of services) {
+      const levels = nicenessOf(`apps/${s.name}/src/main.ts`);
+      const expected = background.includes(s.name) ? lowered : base;
+      expect({ service: s.name, levels }).toEqual({ service: s.name, levels: [expected, expected] });
+    }
+    expect(nicenessOf("tools/provider-simulator/src/main.ts")).toEqual([lowered, lowered]);
+  });
+
   it("routes only public paths through the gateway", async () => {
     const internal = await fetch(`${demo.base_url}/send-email`, { method: "POST" });
     expect(internal.status).toBe(404);
