@@ -46,6 +46,29 @@ describe("partial indexes on the send path's sparse columns", () => {
     expect(Object.fromEntries(r.rows.map((x) => [x.name, x.predicate]))).toEqual(PARTIAL);
   });
 
+  it("keeps one activity per provider message id, and any number without one", async () => {
+    const client = await pool.connect();
+    const insert = (providerMessageId: string | null) =>
+      client.query(
+        `INSERT INTO activities (id, email_message_id, recipient, provider_message_id)
+         VALUES (gen_random_uuid(), gen_random_uuid(), 'r@example.com', $1)`,
+        [providerMessageId],
+      );
+    try {
+      await client.query("BEGIN");
+      await insert(null);
+      await insert(null);
+      await insert("partial-probe-1");
+      await expect(insert("partial-probe-1")).rejects.toMatchObject({
+        code: "23505",
+        constraint: "activities_provider_message_id_key",
+      });
+    } finally {
+      await client.query("ROLLBACK");
+      client.release();
+    }
+  });
+
   it.each([
     ["activities_batch_id_idx", "SELECT count(*) FROM activities WHERE batch_id = $1", ["uuid"]],
     [
