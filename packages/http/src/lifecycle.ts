@@ -75,7 +75,17 @@ export function createLifecycle(opts: {
       return shuttingDown;
     },
     installSignalHandlers() {
+      let started = false;
       const handle = (signal: string) => {
+        // Ctrl-C on `pnpm start` reaches a service twice, SIGINT from the terminal and SIGTERM from the stack
+        // that stops its children, and a supervisor may repeat a signal: each later one is only logged. With
+        // `once` handlers a repeated signal found none, and tsx's loader then ended the process mid-shutdown
+        // (in-flight sends cut off, no broker close).
+        if (started) {
+          opts.logger.info({ signal }, "shutdown already under way");
+          return;
+        }
+        started = true;
         const timer = setTimeout(() => {
           opts.logger.error({ timeoutMs: opts.timeoutMs }, "graceful shutdown timed out; forcing exit");
           exit(1);
@@ -86,8 +96,8 @@ export function createLifecycle(opts: {
           () => exit(1),
         );
       };
-      process.once("SIGTERM", () => handle("SIGTERM"));
-      process.once("SIGINT", () => handle("SIGINT"));
+      process.on("SIGTERM", () => handle("SIGTERM"));
+      process.on("SIGINT", () => handle("SIGINT"));
     },
   };
 }

@@ -21,6 +21,10 @@ server.run().then(
     process.exit(1);
   },
 );
-const stop = () => void server.close().finally(() => process.exit(0));
-process.once("SIGTERM", stop);
-process.once("SIGINT", stop);
+// Once, however many signals come (Ctrl-C on `pnpm start` sends SIGINT, then the stack sends SIGTERM).
+let stopping: Promise<void> | undefined;
+const stop = () => {
+  stopping ??= server.close().finally(() => process.exit(0));
+};
+process.on("SIGTERM", stop);
+process.on("SIGINT", stop);

@@ -8,6 +8,7 @@ import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
 import { createDb, startAutovacuumStandIn } from "@emailsvc/db";
 import { stackIsolation } from "./isolation";
 import { ensureVhost } from "./rabbit-vhost";
@@ -31,6 +32,13 @@ const offset = Number(process.env.STACK_PORT_OFFSET ?? 0);
 const isolation = stackIsolation(localDir, root, process.env);
 const logDir = path.join(localDir, "logs");
 const tsxCli = require.resolve("tsx/cli");
+/**
+ * Services run as `node --import <tsx's loader>`, one process each. Under the tsx CLI (a launcher process with the
+ * service as its child) Ctrl-C stopped nothing gracefully: the launcher took the terminal's SIGINT and then this
+ * stack's SIGTERM for a second Ctrl-C, and SIGKILLed the service mid-shutdown (sends cut off in flight, the broker
+ * never closed). It also halves the stack's node processes.
+ */
+const tsxLoader = pathToFileURL(require.resolve("tsx")).href;
 const SERVICES = withPortOffset(BASE_SERVICES, offset);
 const GATEWAY_PORT = BASE_GATEWAY_PORT + offset;
 const S3_PORT = BASE_S3_PORT + offset;
@@ -83,7 +91,7 @@ function runTs(
   opts: { nice?: number } = {},
 ): ChildProcess {
   const out = fs.openSync(path.join(logDir, `${name}.log`), "a");
-  const args = [tsxCli, ...nodeFlags, "--conditions=development", file];
+  const args = ["--import", tsxLoader, ...nodeFlags, "--conditions=development", file];
   const nice = niceWorks && opts.nice ? opts.nice : 0;
   const [cmd, argv] = nice
     ? ["nice", ["-n", String(nice), process.execPath, ...args]]
@@ -95,7 +103,10 @@ function runTs(
   });
   children.push({ name, proc });
   proc.on("exit", (code, signal) => {
-    if (!stopping) log(`${name} exited (${signal ?? code}); see ${path.relative(root, logDir)}/${name}.log`);
+    const logFile = `${path.relative(root, logDir)}/${name}.log`;
+    if (!stopping) log(`${name} exited (${signal ?? code}); see ${logFile}`);
+    // a graceful stop ends with 0: anything else was cut short (killed after the grace period, or crashed)
+    else if (code !== 0) log(`${name} did not stop cleanly (${signal ?? code}); see ${logFile}`);
   });
   return proc;
 }
@@ -128,7 +139,12 @@ async function waitReady(url: string, timeoutMs: number): Promise<boolean> {
 }
 
 let stopping = false;
-async function stopAll(code: number): Promise<never> {
+let stopped: Promise<never> | undefined;
+/** Stops every child once, however many signals arrive (Ctrl-C sends SIGINT to the whole process group). */
+function stopAll(code: number): Promise<never> {
+  return (stopped ??= stopChildren(code));
+}
+async function stopChildren(code: number): Promise<never> {
   stopping = true;
   log("stopping…");
   for (const c of [...children].reverse()) c.proc.kill("SIGTERM");
@@ -292,8 +308,10 @@ ${internalLines}
 `);
 }
 
-process.once("SIGINT", () => void stopAll(0));
-process.once("SIGTERM", () => void stopAll(0));
+// `on`, not `once`: a second signal (Ctrl-C's SIGINT reaches the launcher and this process) found no handler and
+// ended this process before its services had stopped.
+process.on("SIGINT", () => void stopAll(0));
+process.on("SIGTERM", () => void stopAll(0));
 // A launcher that dies without passing a signal on (a SIGKILLed tsx CLI, a test runner that exited) leaves this
 // process orphaned: stop everything rather than keep nine services running for nobody. A test run's stack
 // outlived its test by 40 minutes and held the ports the next run's stack wanted.

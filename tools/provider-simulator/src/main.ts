@@ -20,11 +20,13 @@ async function main(): Promise<void> {
     logLevel: env.LOG_LEVEL,
   });
   await sim.start();
+  // Once, however many signals come (Ctrl-C on `pnpm start` sends SIGINT, then the stack sends SIGTERM).
+  let stopping: Promise<void> | undefined;
   const shutdown = () => {
-    void sim.stop().then(() => process.exit(0));
+    stopping ??= sim.stop().finally(() => process.exit(0));
   };
-  process.once("SIGTERM", shutdown);
-  process.once("SIGINT", shutdown);
+  process.on("SIGTERM", shutdown);
+  process.on("SIGINT", shutdown);
 }
 
 main().catch((err: unknown) => {
