@@ -79,7 +79,7 @@ export function createLifecycle(opts: {
       const handle = (signal: string) => {
         // Ctrl-C on `pnpm start` reaches a service twice, SIGINT from the terminal and SIGTERM from the stack
         // that stops its children, and a supervisor may repeat a signal: each later one is only logged. With
-        // `once` handlers a repeated signal found none, and tsx's loader then ended the process mid-shutdown
+        // `once` handlers a repeated signal found none and its default action ended the process mid-shutdown
         // (in-flight sends cut off, no broker close).
         if (started) {
           opts.logger.info({ signal }, "shutdown already under way");

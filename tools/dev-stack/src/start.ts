@@ -308,8 +308,8 @@ ${internalLines}
 `);
 }
 
-// `on`, not `once`: a second signal (Ctrl-C's SIGINT reaches the launcher and this process) found no handler and
-// ended this process before its services had stopped.
+// `on`, not `once`: Ctrl-C signals the launchers above this process too, and a repeated signal that found no
+// handler ended this process before its services had stopped.
 process.on("SIGINT", () => void stopAll(0));
 process.on("SIGTERM", () => void stopAll(0));
 // A launcher that dies without passing a signal on (a SIGKILLed tsx CLI, a test runner that exited) leaves this
