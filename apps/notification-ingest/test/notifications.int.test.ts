@@ -16,7 +16,7 @@ import {
 import { listExpressRoutes } from "@emailsvc/http";
 import { signTrackedUrl, unsubscribeUrl } from "@emailsvc/content";
 import { createDb, recordTrackingHits, type TrackingHit } from "@emailsvc/db";
-import { createBroker } from "@emailsvc/messaging";
+import { createBroker, RetryableError } from "@emailsvc/messaging";
 import { createLogger, createMetrics } from "@emailsvc/observability";
 import { createSnsVerifier, readSnsTestFixtures, signSnsMessage } from "@emailsvc/provider";
 import { createApp } from "../src/app";
@@ -541,7 +541,7 @@ describe("notification processing (spec 4.9 mapping)", () => {
       },
       complaint: { complainedRecipients: [{ emailAddress: a.recipient }] },
     };
-    expect(await applyNotification(db, randomUUID(), forged)).toBe("unknown-activity");
+    expect(await applyNotification(db, randomUUID(), forged)).toBe("unmatched");
     expect((await row(a.activityId)).status).toBe("delivered");
     expect(
       (
@@ -550,6 +550,26 @@ describe("notification processing (spec 4.9 mapping)", () => {
         ])
       ).rows[0].n,
     ).toBe(0);
+  });
+
+  it("drops a tagged notification its activity can never match, and retries an untagged unknown one", async () => {
+    // Our sends are stored and tagged before SES sees them, and a tagged activity without a provider id matches by
+    // the tag: a tag that matches nothing now never will (another installation's send, a superseded copy).
+    // Retried, each came back six times over six minutes and then sat in the parking queue.
+    const handle = notificationConsumer({ db, logger, kickOutbox: () => undefined }).handle;
+    const envelope = (event: unknown) =>
+      makeEnvelope(
+        RoutingKeys.providerNotification,
+        { notificationId: randomUUID(), message: JSON.stringify(event) },
+        { projectId: null },
+      );
+    const elsewhere = sesEvent("Delivery", "prov-other-installation");
+    const tagged = { ...elsewhere, mail: { ...elsewhere.mail, tags: { activity_id: [randomUUID()] } } };
+    const ctx = { attempt: 1 } as Parameters<typeof handle>[1];
+    await expect(handle(envelope(tagged), ctx)).resolves.toBeUndefined();
+    await expect(handle(envelope(sesEvent("Delivery", "prov-not-recorded-yet")), ctx)).rejects.toThrow(
+      RetryableError,
+    );
   });
 
   it("applies a batch in one statement: one activity at a time, duplicates, unknown ids and ignored types", async () => {

@@ -12,7 +12,8 @@ import {
 /**
  * provider.notification → applyNotifications. The queue's concurrent handlers each submit their notification to
  * one batcher, so the deliveries in flight are applied together in one statement; each handler still acks or
- * retries its own message. An event for an activity we cannot find yet is retried.
+ * retries its own message. An event for an activity we cannot find yet is retried, unless its tag says it never
+ * will be found (`unmatched`).
  */
 export function notificationConsumer(deps: { db: Db; logger: Logger; kickOutbox: () => void }) {
   const batcher = createBatcher<ProviderNotification, ApplyResult>({
@@ -34,6 +35,12 @@ export function notificationConsumer(deps: { db: Db; logger: Logger; kickOutbox:
       while (result === "deferred") result = await batcher.submit(item);
       if (result === "unknown-activity")
         throw new RetryableError(`no activity for provider message ${event.mail.messageId}`);
+      // Retrying cannot help it (see ApplyResult): acknowledged, not retried six times over minutes and parked.
+      if (result === "unmatched")
+        deps.logger.warn(
+          { providerMessageId: event.mail.messageId, activityId: event.mail.tags?.activity_id?.[0] },
+          "notification for a tagged activity this installation does not have with that message id; dropped",
+        );
     },
   });
 }

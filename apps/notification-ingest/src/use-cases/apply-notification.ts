@@ -13,8 +13,13 @@ import { EVENT_MAP, eventDetails, eventTimestamp, type SesEvent } from "../domai
 /**
  * `deferred`: another notification for the same activity came earlier in the same batch; it is applied in a
  * later batch, so the steps on one activity stay in arrival order.
+ * `unknown-activity`: no activity has its message id yet (untagged: its send's answer may not be recorded yet).
+ * `unmatched`: its `activity_id` tag names no activity here that has this message id, or no message id yet. Our
+ * sends are stored and tagged before SES sees them, and a tagged activity without a provider id matches by its tag,
+ * so this one never will match: another installation's send, the first copy of a send the reconciler sent again,
+ * or a tag copied onto another message. (Retried, it came back six times over six minutes, then was parked.)
  */
-export type ApplyResult = "applied" | "duplicate" | "ignored" | "unknown-activity" | "deferred";
+export type ApplyResult = "applied" | "duplicate" | "ignored" | "unknown-activity" | "unmatched" | "deferred";
 
 export interface ProviderNotification {
   /** The SNS MessageId: the de-duplication key. */
@@ -124,8 +129,16 @@ export async function applyNotifications(
   const outcomes = await applyNotificationRows(db, known);
   const published = outcomes[0]?.published ?? 0;
   if (published > 0) onOutboxRows?.(published);
-  const byOrd = outcomes.map((r): ApplyResult =>
-    !r.found ? "unknown-activity" : !r.first ? "deferred" : r.inserted ? "applied" : "duplicate",
+  const byOrd = outcomes.map((r, i): ApplyResult =>
+    !r.found
+      ? known[i]!.tagged
+        ? "unmatched"
+        : "unknown-activity"
+      : !r.first
+        ? "deferred"
+        : r.inserted
+          ? "applied"
+          : "duplicate",
   );
   let k = 0;
   rows.forEach((r, i) => {
