@@ -3,7 +3,7 @@
  *   - POST /v1/send-batch with 500, 5,000 and 12,500 recipients: p50/p99 time to response, public-api RSS growth,
  *     and the longest /healthz answer while batches are accepted (the event loop must not block > 100 ms);
  *   - the raw baseline in the same run, right before each 12,500 accept: JSON.parse of the same body + one
- *     INSERT … SELECT FROM unnest of its 12,500 rows through pg; the ratio is the median of those pairs';
+ *     INSERT … SELECT FROM unnest of its 12,500 rows through pg; the ratio is the median of those pairs;
  *   - then waits for the workers: activities `sent` vs the simulator's received count (nothing lost).
  * Run: pnpm --filter @emailsvc/bench exec tsx --conditions=development send-batch/run.ts [--runs 5]
  */
