@@ -461,7 +461,10 @@ describe("the reputation guard (20 sends here instead of 500)", () => {
       tag: "guard",
       domain: "simulator.amazonaws.com",
     });
-    const c = await create({ audience: { tags: ["guard"] }, batch_size: 20, batch_interval_hours: 5 });
+    // The guard judges the first batch when the second is due, and only once its 20 sends are out. 8 s (40 test
+    // hours) leaves the sends and their bounce notifications time to be recorded on a loaded CI machine. With 1 s,
+    // the second batch could go out first; the campaign then completed without pausing (one CI run timed out so).
+    const c = await create({ audience: { tags: ["guard"] }, batch_size: 20, batch_interval_hours: 40 });
     const paused = await waitStatus(stack, p.projectId, c.id, ["paused"]);
     expect(paused.status_cause).toBe("reputation_bounces");
     expect(paused.status_reason).toMatch(/^hard-bounce rate \d+(\.\d)?% \(\d+ of 20 sends\) passed 5\.0%$/);
