@@ -173,3 +173,20 @@ function slicedJsonParser(limit: string): RequestHandler[] {
     },
   ];
 }
+
+/**
+ * The first query parameter no handler can store or compare in PostgreSQL text, as a 400 message, or null: a NUL
+ * (`?tag=%00` reached a lead filter and failed with a 500) or an unpaired surrogate, in a name or a value.
+ */
+export function queryProblem(query: Record<string, unknown>): string | null {
+  for (const name in query) {
+    const value = query[name];
+    for (const v of Array.isArray(value) ? value : [value]) {
+      const texts = typeof v === "string" ? [name, v] : [name];
+      if (texts.some((t) => t.indexOf("\0") !== -1))
+        return `Query parameter ${JSON.stringify(name)} must not contain NUL characters (\\u0000)`;
+      if (!texts.every(wellFormed)) return `Query parameter ${JSON.stringify(name)} must be valid Unicode`;
+    }
+  }
+  return null;
+}

@@ -36,6 +36,17 @@ describe("service app", () => {
     expect(metrics.text).toContain("http_request_duration_seconds");
   });
 
+  it("answers 400 for a query value PostgreSQL text cannot hold, naming the parameter, before any route", async () => {
+    const app = buildApp(true);
+    const nul = await request(app).get("/sender?tag=%00");
+    expect(nul.status).toBe(400);
+    expect(nul.body.error).toBe('Query parameter "tag" must not contain NUL characters (\\u0000)');
+    const name = await request(app).get("/sender?a%00b=1");
+    expect(name.status).toBe(400);
+    // an ordinary query reaches the route
+    expect((await request(app).get("/sender?tag=x%20y")).status).toBe(403);
+  });
+
   it("answers 503 on /readyz when a check fails", async () => {
     const res = await request(buildApp(false)).get("/readyz");
     expect(res.status).toBe(503);

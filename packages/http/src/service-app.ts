@@ -2,6 +2,8 @@ import { randomUUID } from "node:crypto";
 import express, { type Express, type RequestHandler } from "express";
 import { pinoHttp } from "pino-http";
 import { type Logger, type Metrics, runWithContext } from "@emailsvc/observability";
+import { AppError, ErrorCode } from "./errors";
+import { queryProblem } from "./json-body";
 
 export interface ReadinessCheck {
   name: string;
@@ -105,6 +107,11 @@ export function createServiceApp(opts: ServiceAppOptions): Express {
       end({ method: req.method, route: `${req.baseUrl}${route}`, status: String(res.statusCode) });
     });
     next();
+  });
+  // Every route's query values reach handlers (and PostgreSQL) as text: one that cannot be is a 400 here.
+  app.use((req, _res, next) => {
+    const problem = req.url.includes("?") ? queryProblem(req.query as Record<string, unknown>) : null;
+    next(problem ? new AppError(ErrorCode.VALIDATION, problem) : undefined);
   });
   return app;
 }

@@ -139,6 +139,7 @@ export function projectFactory<D, P extends string = string>(deps: ProjectFactor
   };
 }
 export * from "./zip-builder";
+export * from "./fuzz";
 
 /**
  * A service a test started as a child process, SIGKILLed if it is still running when the package's next test file

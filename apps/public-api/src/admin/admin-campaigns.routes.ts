@@ -5,6 +5,7 @@ import {
   campaignCreateSchema,
   campaignTestSendSchema,
   campaignUpdateSchema,
+  isEmailAddress,
   senderDomain,
   projectIdOf,
   type ProjectId,
@@ -169,6 +170,9 @@ export function adminCampaignsRouter(deps: CampaignDeps): Router {
   r.put("/projects/:projectId/warmups/:domain", async (req, res) => {
     const { ramp } = parseInput(warmupSchema, req.body);
     const projectId = await projectOf(db, req.params.projectId);
+    // the domain part of a sender address, by the same rule (a NUL or a space reached PostgreSQL: a 500)
+    if (!isEmailAddress(`x@${req.params.domain}`))
+      throw new AppError(ErrorCode.VALIDATION, "domain is not a valid domain name");
     const domain = senderDomain(`x@${req.params.domain}`);
     await setDomainWarmup(db.pool, projectId, domain, ramp);
     res.json({ success: true, domain, ramp });

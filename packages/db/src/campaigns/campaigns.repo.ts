@@ -187,6 +187,7 @@ export async function pauseCampaign(
   id: string,
   reason = "paused by the user",
 ): Promise<CampaignRow | undefined> {
+  if (!isUuid(id)) return undefined;
   const { rows } = await q.query<CampaignRow>(
     `UPDATE campaigns SET status = 'paused', status_reason = $3, status_cause = NULL, rate_limited_until = NULL,
             updated_at = now()
@@ -208,6 +209,7 @@ export async function cancelCampaign(
   projectId: ProjectId,
   id: string,
 ): Promise<{ campaign: CampaignRow; cancelledRecipients: number; cancelledSends: number } | undefined> {
+  if (!isUuid(id)) return undefined;
   const { rows } = await c.query<CampaignRow>(
     `UPDATE campaigns SET status = 'cancelled', status_reason = 'cancelled by the user', status_cause = NULL,
             rate_limited_until = NULL, finished_at = now(), updated_at = now()

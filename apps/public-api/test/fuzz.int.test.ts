@@ -1,0 +1,231 @@
+// Bad input on every route public-api serves, public and admin: derived from the OpenAPI document's schemas
+// (@emailsvc/testing's fuzz cases), sent with a valid key. Every answer must be below 500 (each input a client can
+// send has a defined answer) and a 4xx must say what was wrong.
+import { randomUUID } from "node:crypto";
+import request from "supertest";
+import { publicOpenApi } from "@emailsvc/contracts";
+import { listExpressRoutes } from "@emailsvc/http";
+import { adminOpenApi } from "../src/admin/admin.openapi";
+import {
+  BAD_PATH_SEGMENTS,
+  BAD_QUERY_VALUES,
+  bodyCases,
+  RAW_BODIES,
+  type BodyCase,
+  type Schema,
+} from "@emailsvc/testing";
+import type { Express } from "express";
+import {
+  bearer,
+  makeProject,
+  startHarness,
+  startS3,
+  testEnv,
+  type Harness,
+  type TestProject,
+} from "./helpers";
+
+jest.setTimeout(300_000);
+
+const ADMIN = { "x-admin-token": "admin-token-for-tests-0123456789" };
+
+let s3: Awaited<ReturnType<typeof startS3>>;
+let h: Harness;
+let p: TestProject;
+let leadId: string;
+const leadEmail = "fuzz-lead@example.com";
+
+beforeAll(async () => {
+  // imports are stored in S3 before they are answered: s3rver stands in for it
+  s3 = await startS3("imports");
+  h = await startHarness(testEnv({ S3_ENDPOINT: s3.endpoint, IMPORTS_BUCKET: "imports" }));
+  p = await makeProject(h.deps, { verifiedSender: true });
+  const lead = await request(h.app)
+    .post("/v1/leads")
+    .set(bearer(p.testKey))
+    .send({ email: leadEmail, tags: ["fuzz"] });
+  expect(lead.status).toBeLessThan(300);
+  leadId = lead.body.lead?.id ?? lead.body.id;
+});
+afterAll(async () => {
+  await h?.close();
+  await s3?.close();
+});
+
+interface Op {
+  method: string;
+  path: string;
+  body?: Schema;
+  query: string[];
+}
+
+type Doc = {
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        "x-service"?: string;
+        parameters?: { name: string; in: string }[];
+        requestBody?: { content?: Record<string, { schema?: Schema }> };
+      }
+    >
+  >;
+};
+
+/** The operations of an OpenAPI document, with their JSON body schema and query parameter names. */
+function opsOf(doc: Doc, keep: (path: string, service?: string) => boolean): Op[] {
+  const ops: Op[] = [];
+  for (const [path, item] of Object.entries(doc.paths)) {
+    const shared = (item as { parameters?: { name: string; in: string }[] }).parameters ?? [];
+    for (const [method, op] of Object.entries(item)) {
+      if (method === "parameters" || !keep(path, op["x-service"])) continue;
+      ops.push({
+        method,
+        path,
+        body: op.requestBody?.content?.["application/json"]?.schema,
+        query: [...shared, ...(op.parameters ?? [])].filter((x) => x.in === "query").map((x) => x.name),
+      });
+    }
+  }
+  return ops;
+}
+
+const publicOps = () =>
+  opsOf(
+    publicOpenApi() as unknown as Doc,
+    (path, service) => service === "public-api" && path !== "/docs" && path !== "/v1/openapi.json",
+  );
+const adminOps = () => opsOf(adminOpenApi() as unknown as Doc, () => true);
+
+interface Failure {
+  request: string;
+  status: number;
+  body: unknown;
+}
+
+async function send(
+  app: Express,
+  method: string,
+  url: string,
+  headers: Record<string, string>,
+  c: BodyCase | null,
+  failures: Failure[],
+  label: string,
+): Promise<void> {
+  const r = request(app)[method as "post"](url).set(headers);
+  let res: request.Response;
+  try {
+    if (!c) res = await r;
+    else if (c.raw) res = await r.set("Content-Type", c.raw.contentType).send(c.raw.text as string);
+    else res = await r.set("Content-Type", "application/json").send(JSON.stringify(c.json) ?? "");
+  } catch (err) {
+    failures.push({
+      request: `${method.toUpperCase()} ${url.slice(0, 120)} ${label}`,
+      status: -1,
+      body: String(err),
+    });
+    return;
+  }
+  // a 4xx names what was wrong (a 404 may be the router's own, for a path that matches no route)
+  const saysWhy =
+    res.status < 400 ||
+    res.status === 404 ||
+    (typeof res.body?.error === "string" && res.body.error.length > 0);
+  if (res.status >= 500 || !saysWhy)
+    failures.push({
+      request: `${method.toUpperCase()} ${url.slice(0, 120)} ${label}`,
+      status: res.status,
+      body: res.body && Object.keys(res.body).length ? res.body : res.text?.slice(0, 300),
+    });
+}
+
+/**
+ * Every case for one operation: each path parameter bad in turn (the others real), each query parameter bad in
+ * turn and repeated, each body case, and for `auth` routes each malformed key.
+ */
+async function fuzzOp(
+  app: Express,
+  op: Op,
+  headers: Record<string, string>,
+  real: (param: string) => string,
+  keys: string[] | null,
+): Promise<Failure[]> {
+  const failures: Failure[] = [];
+  const params = [...op.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
+  const fill = (over: Record<string, string> = {}) =>
+    op.path.replace(/\{(\w+)\}/g, (_m, name: string) => over[name] ?? real(name));
+  const plausible: BodyCase | null = op.body ? bodyCases(op.body)[0]! : null;
+  for (const name of params)
+    for (const v of [randomUUID(), ...BAD_PATH_SEGMENTS])
+      await send(
+        app,
+        op.method,
+        fill({ [name]: v }),
+        headers,
+        plausible,
+        failures,
+        `${name}=${v.slice(0, 40)}`,
+      );
+  const url = fill();
+  for (const q of [...op.query, "unknown_param"])
+    for (const v of BAD_QUERY_VALUES) {
+      await send(app, op.method, `${url}?${q}=${v}`, headers, plausible, failures, `?${q}=${v.slice(0, 20)}`);
+      await send(app, op.method, `${url}?${q}=${v}&${q}=2`, headers, plausible, failures, `?${q} twice`);
+    }
+  if (op.body) {
+    for (const c of bodyCases(op.body)) await send(app, op.method, url, headers, c, failures, c.label);
+    for (const c of RAW_BODIES) await send(app, op.method, url, headers, c, failures, c.label);
+  }
+  for (const a of keys ?? []) {
+    const { Authorization: _drop, ...rest } = headers;
+    await send(
+      app,
+      op.method,
+      url,
+      a ? { ...rest, Authorization: a } : rest,
+      plausible,
+      failures,
+      `auth=${a.slice(0, 20)}`,
+    );
+  }
+  return failures;
+}
+
+const MALFORMED_KEYS = [
+  "",
+  "Bearer",
+  "Bearer ",
+  "Basic eDp5",
+  `Bearer sk_test_${"x".repeat(5_000)}`,
+  "Bearer sk_live_\u00ff",
+];
+
+describe("public routes: every bad input has an answer below 500", () => {
+  it("covers every public route public-api serves", () => {
+    const served = listExpressRoutes(h.app).filter((r) => r !== "GET /docs" && r !== "GET /v1/openapi.json");
+    const fuzzed = publicOps()
+      .map((o) => `${o.method.toUpperCase()} ${o.path.replace(/\{(\w+)\}/g, ":$1")}`)
+      .sort();
+    expect(fuzzed).toEqual(served);
+  });
+
+  it.each(publicOps().map((o) => [`${o.method.toUpperCase()} ${o.path}`, o] as const))(
+    "%s",
+    async (_name, op) => {
+      const real = (param: string) => (param === "email" ? encodeURIComponent(leadEmail) : leadId);
+      expect(await fuzzOp(h.app, op, bearer(p.testKey), real, MALFORMED_KEYS)).toEqual([]);
+    },
+  );
+});
+
+describe("admin routes: every bad input has an answer below 500", () => {
+  it.each(adminOps().map((o) => [`${o.method.toUpperCase()} ${o.path}`, o] as const))(
+    "%s",
+    async (_name, op) => {
+      const real = (param: string) =>
+        param === "projectId" ? p.projectId : param === "mode" ? "test" : randomUUID();
+      expect(await fuzzOp(h.internal, op, ADMIN, real, null)).toEqual([]);
+    },
+  );
+});
