@@ -21,13 +21,16 @@
  *   4. what the gateway adds to one request: 400 sequential sends on the quiet stack, alternately through it and
  *      direct (the first 100 not counted), the difference of the two medians;
  *   5. /v1/send-email latency through the gateway at a steady 100 requests/s for 10 s: p50 / p99, once the stack is
- *      quiet again (the phases before sent, their dead rows vacuumed) and after 2 s at that rate, not counted.
+ *      quiet again (the phases before sent, their dead rows vacuumed) and after 2 s at that rate, not counted;
+ *   6. the floor (bench/send-floor): the same hops done once each with the bare libraries and nothing of ours, on the
+ *      quiet stack's PostgreSQL and RabbitMQ, and how many times the floor our processes use.
  * Run: pnpm --filter @emailsvc/bench exec tsx --conditions=development send-pipeline/run.ts [--n 5000]
  *      [--webhook up|down|off]
  */
 import { SendEmailCommand } from "@aws-sdk/client-sesv2";
 import { createSesClient } from "@emailsvc/provider";
 import { cpuBetween, snapshot, stackGroups, waitForQuiet } from "../lib/proc-cpu";
+import { runFloor } from "../lib/send-floor";
 import { demo, fmt, numArg, percentile, post } from "../lib/stack";
 import { useWebhookReceiver, webhookModeArg } from "../lib/webhook-receiver";
 
@@ -200,7 +203,14 @@ async function main() {
   await simConfig({ notificationUrl: saved.notificationUrl ?? null });
   await hooks.restore();
 
+  // the floor: the same hops done bare (bench/send-floor), on the now quiet stack's PostgreSQL and RabbitMQ
+  await waitForQuiet(groups);
+  const [floor] = await runFloor({ n: N, warmup: 500, phases: 1 });
+
   const rawRate = (rawBefore.rate + rawAfter.rate) / 2;
+  /** CPU ms per email of all our processes (all but the simulator; the load generator is counted apart). */
+  const oursPerEmail = (p: Phase) =>
+    [...p.cpu].filter(([name]) => name !== "simulator").reduce((sum, [, ms]) => sum + ms, 0) / (2 * N);
   console.log(`send-pipeline: ${N} emails, 50 in flight, webhook receiver ${WEBHOOK}`);
   for (const [label, p] of [
     ["through the gateway", viaGateway],
@@ -209,17 +219,23 @@ async function main() {
     console.log(
       `  ${label}: ${p.rate.toFixed(0)} emails/s end to end (${2 * N} emails in two phases of ${p.rates.map((r) => `${r.toFixed(0)}/s`).join(" and ")}; ${(p.e2e / 1000).toFixed(1)} s, all accepted after ${(p.accepted / 1000).toFixed(1)} s), ${((p.rate / rawRate) * 100).toFixed(0)}% of raw; webhooks received ${p.hooks} after ${(p.hooked / 1000).toFixed(1)} s`,
     );
-    const ours = [...p.cpu].filter(([name]) => name !== "simulator");
-    const total = ours.reduce((sum, [, ms]) => sum + ms, 0);
     console.log(
       `    CPU ms per email: ${[...p.cpu].map(([name, ms]) => `${name} ${(ms / (2 * N)).toFixed(3)}`).join(", ")}, load generator ${((p.gen.user + p.gen.system) / 1000 / (2 * N)).toFixed(3)}`,
     );
     console.log(
-      `    total of our processes (all but the simulator and the load generator): ${(total / (2 * N)).toFixed(3)} ms per email   (goal < 1.5)`,
+      `    total of our processes (all but the simulator and the load generator): ${oursPerEmail(p).toFixed(3)} ms per email   (goal < 1.5)`,
     );
   }
   console.log(
     `  raw baseline (SDK → simulator directly): ${rawRate.toFixed(0)} emails/s (mean of ${rawBefore.rate.toFixed(0)} before and ${rawAfter.rate.toFixed(0)} after); CPU ms per call: simulator ${((rawBefore.simMs + rawAfter.simMs) / 2).toFixed(3)}, load generator ${((rawBefore.genMs + rawAfter.genMs) / 2).toFixed(3)}`,
+  );
+  const floorParts = [...floor!.perEmail]
+    .filter(([name]) => name !== "simulator" && !name.startsWith("load"))
+    .map(([name, ms]) => `${name} ${ms.toFixed(3)}`);
+  console.log(
+    `  floor (send-floor: the same hops bare, nothing of ours, on this machine now): ${floor!.ours.toFixed(3)} ms per email ` +
+      `(${floorParts.join(", ")}; ${floor!.rate.toFixed(0)} emails/s); our processes through the gateway use ` +
+      `${(oursPerEmail(viaGateway) / floor!.ours).toFixed(2)}x the floor`,
   );
   console.log(
     `  gateway / direct: ${((viaGateway.rate / direct.rate) * 100).toFixed(0)}%   (goals: ≥ 400 emails/s and ≥ 40% of raw through the gateway; ≥ 85% of direct)`,
