@@ -61,7 +61,7 @@ export function readReceivedNotification(message: string): ReceivedNotification 
   } else {
     return `receipt.action.type ${String(action.type)} is not S3 or SNS`;
   }
-  return {
+  const n: ReceivedNotification = {
     sesMessageId,
     source: str(mail.source),
     recipients,
@@ -75,4 +75,28 @@ export function readReceivedNotification(message: string): ReceivedNotification 
       dmarc_policy: str(receipt.dmarcPolicy)?.toLowerCase() ?? null,
     },
   };
+  // each stored field, as SES names it
+  const kept: Record<string, string | null> = {
+    "mail.messageId": n.sesMessageId,
+    "mail.source": n.source,
+    "receipt.recipients": n.recipients.join(","),
+    "receipt.action.bucketName": n.action.type === "S3" ? n.action.bucketName : null,
+    "receipt.action.objectKey": n.action.type === "S3" ? n.action.objectKey : null,
+    content: n.action.type === "SNS" ? n.action.content : null,
+    "receipt.spamVerdict": n.verdicts.spam,
+    "receipt.virusVerdict": n.verdicts.virus,
+    "receipt.spfVerdict": n.verdicts.spf,
+    "receipt.dkimVerdict": n.verdicts.dkim,
+    "receipt.dmarcVerdict": n.verdicts.dmarc,
+    "receipt.dmarcPolicy": n.verdicts.dmarc_policy,
+  };
+  const bad = Object.keys(kept).find((k) => kept[k] !== null && !storableText(kept[k]!));
+  return bad ? `${bad} contains a NUL character or an unpaired surrogate` : n;
 }
+
+/**
+ * Text PostgreSQL can store: no NUL and no unpaired UTF-16 surrogate (JSON can escape either; text refuses the
+ * one, jsonb both). The insert failed with a 500, which SNS retries for as long as its policy lasts.
+ */
+export const storableText = (s: string): boolean =>
+  !s.includes("\0") && (s as unknown as { isWellFormed(): boolean }).isWellFormed();

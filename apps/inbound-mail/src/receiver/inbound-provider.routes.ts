@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Db } from "@emailsvc/db";
 import type { Logger } from "@emailsvc/observability";
 import { createSnsReceiver, type SnsAnswer, snsFastPath, SnsPayloadError } from "@emailsvc/provider";
-import { readReceivedNotification } from "../domain/ses-received";
+import { readReceivedNotification, storableText } from "../domain/ses-received";
 import { notificationOutcome, storeNotification } from "../repos/notifications.repo";
 
 export interface InboundProviderDeps {
@@ -37,6 +37,15 @@ export function inboundProviderHandler(deps: InboundProviderDeps): (raw: string)
     async onNotification(msg) {
       const n = readReceivedNotification(msg.Message);
       if (typeof n === "string") throw new SnsPayloadError(`Invalid inbound notification: ${n}`);
+      // MessageId keys a unique index, whose entries hold a few KB at most (SNS's own are UUIDs)
+      if (!storableText(msg.MessageId) || msg.MessageId.length > 255)
+        throw new SnsPayloadError(
+          "Invalid inbound notification: MessageId must be at most 255 characters, without NUL or unpaired surrogates",
+        );
+      if (!storableText(msg.TopicArn))
+        throw new SnsPayloadError(
+          "Invalid inbound notification: TopicArn contains a NUL character or an unpaired surrogate",
+        );
       const stored = await storeNotification(deps.db, msg.MessageId, msg.TopicArn, n);
       if (stored.inserted) {
         deps.kickOutbox();
