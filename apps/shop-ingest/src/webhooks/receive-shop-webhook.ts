@@ -33,6 +33,18 @@ export const MSG_INVALID_HMAC = "Invalid HMAC signature";
 export const MSG_UNKNOWN_SHOP = "Unknown shop: no shop with this x-shop-shop-domain is connected";
 export const MSG_PROJECT_MISMATCH = "x-project-id does not match the project this shop is connected to";
 
+/**
+ * A number jsonb refuses or blows up: it keeps numbers as PostgreSQL numerics, which end at 1e131072 and 16,383
+ * decimals (the insert failed with a 500) and write 1e100000 back as 100,001 digits. So a body may not hold 100
+ * digits in a row, nor an exponent past a double's (±308); strings are skipped.
+ */
+function hugeNumber(json: string): boolean {
+  if (!/\d{100}|[eE][+-]?\d{3}/.test(json)) return false; // a cheap first look, strings included
+  for (const m of json.matchAll(/"(?:[^"\\]|\\.)*"|[eE][+-]?(\d{3,})|\d{100,}/g))
+    if (m[0][0] !== '"' && (m[1] === undefined || Number(m[1]) > 308)) return true;
+  return false;
+}
+
 function header(req: IncomingMessage, name: string): string | undefined {
   const v = req.headers[name];
   return Array.isArray(v) ? v[0] : v;
@@ -98,6 +110,11 @@ export async function receiveShopWebhook(
     throw new AppError(ErrorCode.VALIDATION, "Request body must be a JSON object");
   const problem = jsonBodyProblem(body);
   if (problem) throw new AppError(ErrorCode.VALIDATION, problem);
+  if (hugeNumber(json))
+    throw new AppError(
+      ErrorCode.VALIDATION,
+      "Request body holds a number out of range (100 digits or more, or an exponent past ±308)",
+    );
   parseInput(shopPayloadChecks[topic], body);
   const webhookId = header(req, "x-shop-webhook-id")?.trim();
   if (!webhookId || webhookId.length > 255)
