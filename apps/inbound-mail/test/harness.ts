@@ -12,6 +12,7 @@ import fs from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
+import type { Express } from "express";
 import { createDb, createProject, type Db } from "@emailsvc/db";
 import { createLogger } from "@emailsvc/observability";
 import {
@@ -124,6 +125,8 @@ export async function startReceiver(status: number | number[] = 200) {
 export interface InboundProcess {
   url: string;
   deps?: Deps;
+  /** the in-process app (its routes for the route-coverage checks) */
+  app?: Express;
   child?: Child;
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
@@ -241,6 +244,7 @@ export async function startStack(
     return {
       url: inboundUrl,
       deps,
+      app,
       // Every step runs even when one before it fails or hangs (15 s): a consumer or outbox relay left running
       // outlives this file (jest runs a package's files in one process) and took the next file's messages.
       async stop() {
