@@ -174,9 +174,10 @@ export const RAW_BODIES: readonly BodyCase[] = [
 /**
  * The body cases of an operation's JSON schema: the plausible body, then per property (top level and one level
  * down) each BAD_VALUES member in its place and the property left out, then the whole body as each BAD_VALUES member.
+ * `base` replaces the sampled plausible body: a valid one (a real domain, an address on it) takes each bad field
+ * past the other fields' checks to its own.
  */
-export function bodyCases(schema: Schema): BodyCase[] {
-  const base = sample(schema);
+export function bodyCases(schema: Schema, base: unknown = sample(schema)): BodyCase[] {
   const cases: BodyCase[] = [{ label: "plausible body", json: base }];
   const fields = (obj: unknown, prefix: string[]): string[][] => {
     if (!obj || typeof obj !== "object" || Array.isArray(obj)) return [];
