@@ -41,5 +41,7 @@ export async function startEmailVerification(
   const stored = await insertEmailIdentity(deps.db, projectId, input);
   if (stored === "another-project")
     throw new AppError(ErrorCode.CONFLICT, `${email} is already registered by another project`);
+  if (stored === "this-project")
+    throw new AppError(ErrorCode.CONFLICT, `${email} is already registered in this project`);
   return stored;
 }

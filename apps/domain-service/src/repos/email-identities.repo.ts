@@ -57,21 +57,22 @@ export async function findEmailIdentity(
 }
 
 /**
- * Stores a new pending identity and its (new or reactivated) sender profile, in one transaction. Two projects
+ * Stores a new pending identity and its (new or reactivated) sender profile, in one transaction. Two requests
  * registering one address at once both pass `emailOwnership`: the transaction serializes them on the address
- * and checks again, so one of them gets `another-project`.
+ * and checks again, so the second gets `another-project`, or `this-project` when the same project sent both.
  */
 export async function insertEmailIdentity(
   db: Db,
   projectId: ProjectId,
   e: { email: string; senderName: string; externalKey: string | null },
-): Promise<{ identity: EmailIdentityRow; profile: SenderProfileRow } | "another-project"> {
+): Promise<{ identity: EmailIdentityRow; profile: SenderProfileRow } | "another-project" | "this-project"> {
   return withTransaction(db.pool, async (c) => {
     await c.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`email:${e.email}`]);
-    const taken = await c.query(
-      "SELECT 1 FROM email_identities WHERE sender_email = $1 AND project_id <> $2",
-      [e.email, projectId],
+    const taken = await c.query<{ project_id: ProjectId }>(
+      "SELECT project_id FROM email_identities WHERE sender_email = $1",
+      [e.email],
     );
+    if (taken.rows.some((o) => o.project_id === projectId)) return "this-project" as const;
     if (taken.rowCount) return "another-project" as const;
     const p = await c.query<SenderProfileRow>(
       `INSERT INTO sender_profiles (id, project_id, sender_name, sender_email, email_verified, external_key, active, updated_at)
