@@ -2,7 +2,7 @@ import { Queues, RoutingKeys } from "@emailsvc/contracts";
 import { createBatcher, type Db } from "@emailsvc/db";
 import { defineConsumer, PermanentError, RetryableError } from "@emailsvc/messaging";
 import type { Logger } from "@emailsvc/observability";
-import type { SesEvent } from "../domain/ses-event";
+import { parseSesEvent, type SesEvent } from "../domain/ses-event";
 import {
   type ApplyResult,
   applyNotifications,
@@ -24,7 +24,7 @@ export function notificationConsumer(deps: { db: Db; logger: Logger; kickOutbox:
     [RoutingKeys.providerNotification]: async (envelope) => {
       let event: SesEvent;
       try {
-        event = JSON.parse(envelope.payload.message ?? "") as SesEvent;
+        event = parseSesEvent(envelope.payload.message ?? "");
         if (!event?.mail?.messageId) throw new Error("no mail.messageId");
       } catch (err) {
         throw new PermanentError(`unreadable SES event: ${err instanceof Error ? err.message : String(err)}`);

@@ -21,6 +21,20 @@ export interface SesEvent {
   deliveryDelay?: { timestamp?: string; delayType?: string; delayedRecipients?: { emailAddress: string }[] };
 }
 
+/** A NUL or an unpaired UTF-16 surrogate: JSON can escape both, PostgreSQL's text and jsonb hold neither. */
+const UNSTORABLE = /\0|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/**
+ * The SES event of a notification's Message (throws when it is not JSON). SES copies some strings from elsewhere (a
+ * receiving server's reply, a decoded header), and a NUL or an unpaired surrogate in one failed the event's insert:
+ * an authentic bounce was retried six times, then parked. Each such character becomes U+FFFD, and the event applies.
+ */
+export function parseSesEvent(message: string): SesEvent {
+  return JSON.parse(message, (_key, value: unknown) =>
+    typeof value === "string" ? value.replace(UNSTORABLE, "\uFFFD") : value,
+  ) as SesEvent;
+}
+
 /** The client events a provider notification can become. */
 export type ClientEventType =
   | typeof RoutingKeys.emailDelivered
