@@ -56,6 +56,15 @@ describe("tracking fast path", () => {
     expect(r.res.headers.Location).toBe("https://shop.example/p?a=1&b=two%20words#top");
   });
 
+  it("records a signed click whose URL holds a NUL as the redirect spells it (PostgreSQL text holds no NUL)", () => {
+    const r = hit("GET", clickPath(ID, "https://shop.example/a\u0000b"));
+    expect(r).toMatchObject({
+      recorded: [[ID, "click", "https://shop.example/a%00b"]],
+      res: { status: 302 },
+    });
+    expect(r.res.headers.Location).toBe("https://shop.example/a%00b");
+  });
+
   it("refuses with 400 a click whose URL we did not sign, and records nothing", () => {
     const signed = clickPath(ID, "https://shop.example/");
     const sig = new URL(signed, "http://x").searchParams.get("sig")!;
