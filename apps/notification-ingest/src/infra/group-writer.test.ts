@@ -72,4 +72,49 @@ describe("group writer", () => {
     await w.flush();
     expect(written).toEqual([1, 2, 3]);
   });
+
+  it("halves a batch the database refuses until the refused item is alone, drops only it, and writes the rest at once", async () => {
+    const written: number[] = [];
+    const errors: unknown[] = [];
+    let tries = 0;
+    const w = createGroupWriter<number>({
+      logger: { error: (o: unknown) => void errors.push(o) } as never,
+      maxInFlight: 1,
+      maxBatch: 8,
+      retryDelayMs: 60_000, // a refused batch must not wait for it
+      refused: (err) => (err as { code?: string }).code === "22021",
+      write: async (b) => {
+        tries++;
+        if (b.includes(5)) throw Object.assign(new Error("invalid byte sequence"), { code: "22021" });
+        written.push(...b);
+      },
+    });
+    for (let i = 1; i <= 8; i++) w.add(i);
+    await w.flush(1000);
+    expect(written.sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 6, 7, 8]);
+    expect(tries).toBeLessThanOrEqual(8); // log2(8) halvings, not one try per item
+    expect(errors).toEqual([expect.objectContaining({ item: 5, refused: 1 })]);
+    // later items are not held back
+    w.add(9);
+    await w.flush(1000);
+    expect(written).toContain(9);
+  });
+
+  it("still keeps and retries a batch whose error is not a refusal (an outage)", async () => {
+    const written: number[] = [];
+    let fail = 2;
+    const w = createGroupWriter<number>({
+      logger,
+      retryDelayMs: 10,
+      refused: (err) => (err as { code?: string }).code === "22021",
+      write: async (b) => {
+        if (fail-- > 0) throw Object.assign(new Error("terminating connection"), { code: "57P01" });
+        written.push(...b);
+      },
+    });
+    w.add(1);
+    w.add(2);
+    await w.flush(2000);
+    expect(written.sort()).toEqual([1, 2]);
+  });
 });
