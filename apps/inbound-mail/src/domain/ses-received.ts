@@ -49,6 +49,9 @@ export function readReceivedNotification(message: string): ReceivedNotification 
     const bucketName = str(action.bucketName);
     const objectKey = str(action.objectKey);
     if (!bucketName || !objectKey) return "receipt.action has no bucketName or objectKey";
+    // S3's own limit: a longer key names no object, and its fetch was retried for minutes
+    if (Buffer.byteLength(objectKey) > 1024)
+      return "receipt.action.objectKey is longer than S3's 1,024 bytes";
     parsedAction = { type: "S3", bucketName, objectKey };
   } else if (action.type === "SNS") {
     const content = str(m.content);
@@ -59,7 +62,8 @@ export function readReceivedNotification(message: string): ReceivedNotification 
       content: action.encoding === "BASE64" ? Buffer.from(content, "base64").toString("latin1") : content,
     };
   } else {
-    return `receipt.action.type ${String(action.type)} is not S3 or SNS`;
+    // at most 60 characters of the value: the answer and its log line do not echo a long one back
+    return `receipt.action.type ${String(action.type).slice(0, 60)} is not S3 or SNS`;
   }
   const n: ReceivedNotification = {
     sesMessageId,
