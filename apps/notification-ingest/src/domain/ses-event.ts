@@ -22,6 +22,8 @@ export interface SesEvent {
 }
 
 /** A NUL or an unpaired UTF-16 surrogate: JSON can escape both, PostgreSQL's text and jsonb hold neither. */
+const ESCAPED_UNSTORABLE = /\\u(?:0000|[dD][89a-fA-F])/;
+const RAW_SUSPECT = /[\0\ud800-\udfff]/;
 const UNSTORABLE = /\0|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 /**
@@ -30,6 +32,9 @@ const UNSTORABLE = /\0|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\
  * an authentic bounce was retried six times, then parked. Each such character becomes U+FFFD, and the event applies.
  */
 export function parseSesEvent(message: string): SesEvent {
+  // Without a NUL or a surrogate in the text, escaped or not (the Message was itself a JSON string, so it may hold
+  // the character raw), the plain parse: about three times faster than with a reviver.
+  if (!ESCAPED_UNSTORABLE.test(message) && !RAW_SUSPECT.test(message)) return JSON.parse(message) as SesEvent;
   return JSON.parse(message, (_key, value: unknown) =>
     typeof value === "string" ? value.replace(UNSTORABLE, "\uFFFD") : value,
   ) as SesEvent;
