@@ -229,3 +229,57 @@ describe("admin routes: every bad input has an answer below 500", () => {
     },
   );
 });
+
+describe("internal routes: every bad input has an answer below 500", () => {
+  const sendEmail: Schema = {
+    type: "object",
+    properties: {
+      recipient: { type: "string", format: "email" },
+      sender: { type: "string", const: "shop@example.com" },
+      senderName: { type: "string" },
+      subject: { type: "string" },
+      html: { type: "string" },
+      text: { type: "string" },
+      templateId: { type: "string", format: "uuid" },
+      data: { type: "object", properties: { name: { type: "string" } } },
+      email_type: { type: "string" },
+      scheduled_at: { type: "string", format: "date-time" },
+      attachments: {
+        type: "array",
+        items: { type: "object", properties: { filename: { type: "string" }, content: { type: "string" } } },
+      },
+    },
+  };
+  const ops: Op[] = [
+    { method: "post", path: "/send-email", body: sendEmail, query: [] },
+    {
+      method: "post",
+      path: "/trigger-job",
+      body: { type: "object", properties: { jobId: { type: "string", format: "uuid" } } },
+      query: [],
+    },
+  ];
+
+  it.each(ops.map((o) => [`${o.method.toUpperCase()} ${o.path}`, o] as const))("%s", async (_name, op) => {
+    const sender = { ...sendEmail, properties: { ...sendEmail.properties, sender: { const: p.sender } } };
+    const withSender = op.path === "/send-email" ? { ...op, body: sender } : op;
+    const failures = await fuzzOp(h.internal, withSender, { "x-project-id": p.projectId }, () => "", null);
+    // and without the project header, and with a bad one
+    for (const id of ["", "not-a-uuid", randomUUID(), "%00"])
+      failures.push(
+        ...(await fuzzOp(
+          h.internal,
+          { ...withSender, body: undefined },
+          { "x-project-id": id },
+          () => "",
+          null,
+        )),
+      );
+    expect(failures).toEqual([]);
+  });
+
+  it("covers every internal route public-api serves, but /admin (its own document)", () => {
+    const served = listExpressRoutes(h.internal).filter((r) => !r.includes(" /admin"));
+    expect(served).toEqual(ops.map((o) => `${o.method.toUpperCase()} ${o.path}`).sort());
+  });
+});
