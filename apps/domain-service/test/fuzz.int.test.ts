@@ -17,7 +17,8 @@ import {
   RAW_BODIES,
   sample,
   type BodyCase,
-  type Schema,
+  operationsOf,
+  type FuzzOp,
 } from "@emailsvc/testing";
 import { createApp } from "../src/app";
 import type { Deps } from "../src/deps";
@@ -95,44 +96,9 @@ beforeEach(async () => {
   expect([201, 409]).toContain(ver.status);
 });
 
-interface Op {
-  method: string;
-  path: string;
-  body?: Schema;
-  query: string[];
-}
+type Op = FuzzOp;
 
-type Doc = {
-  paths: Record<
-    string,
-    Record<
-      string,
-      {
-        "x-service"?: string;
-        parameters?: { name: string; in: string }[];
-        requestBody?: { content?: Record<string, { schema?: Schema }> };
-      }
-    >
-  >;
-};
-
-/** domain-service's operations in the public OpenAPI document, with their JSON body schema and query parameters. */
-function domainOps(): Op[] {
-  const ops: Op[] = [];
-  for (const [path, item] of Object.entries((publicOpenApi() as unknown as Doc).paths)) {
-    const shared = (item as { parameters?: { name: string; in: string }[] }).parameters ?? [];
-    for (const [method, op] of Object.entries(item)) {
-      if (method === "parameters" || op["x-service"] !== "domain-service") continue;
-      ops.push({
-        method,
-        path,
-        body: op.requestBody?.content?.["application/json"]?.schema,
-        query: [...shared, ...(op.parameters ?? [])].filter((x) => x.in === "query").map((x) => x.name),
-      });
-    }
-  }
-  return ops;
-}
+const domainOps = () => operationsOf(publicOpenApi(), (_path, op) => op["x-service"] === "domain-service");
 
 /**
  * Names a client may mean as a domain or an address, beside the shared bad values: every form parseDomain and

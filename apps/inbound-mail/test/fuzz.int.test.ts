@@ -15,8 +15,9 @@ import {
   bodyCases,
   RAW_BODIES,
   type BodyCase,
-  type Schema,
   waitFor,
+  operationsOf,
+  type FuzzOp,
 } from "@emailsvc/testing";
 import { ATTACHMENT_LINK_ROUTES } from "../src/attachments/attachment-link.routes";
 import { attachmentLink } from "../src/domain/attachment-link";
@@ -79,44 +80,9 @@ afterAll(async () => {
   await stack?.close();
 });
 
-interface Op {
-  method: string;
-  path: string;
-  body?: Schema;
-  /** the content type the document names for the body (SNS posts JSON as text/plain) */
-  contentType?: string;
-  query: string[];
-}
+type Op = FuzzOp;
 
-type Doc = {
-  paths: Record<
-    string,
-    Record<
-      string,
-      {
-        "x-service"?: string;
-        parameters?: { name: string; in: string }[];
-        requestBody?: { content?: Record<string, { schema?: Schema }> };
-      }
-    >
-  >;
-};
-
-const inboundOps = (): Op[] => {
-  const ops: Op[] = [];
-  for (const [path, item] of Object.entries((publicOpenApi() as unknown as Doc).paths))
-    for (const [method, op] of Object.entries(item)) {
-      if (op["x-service"] !== "inbound-mail") continue;
-      const [contentType, media] = Object.entries(op.requestBody?.content ?? {})[0] ?? [];
-      ops.push({
-        method,
-        path,
-        ...(media?.schema ? { body: media.schema, contentType } : {}),
-        query: (op.parameters ?? []).filter((x) => x.in === "query").map((x) => x.name),
-      });
-    }
-  return ops;
-};
+const inboundOps = () => operationsOf(publicOpenApi(), (_path, op) => op["x-service"] === "inbound-mail");
 
 interface Failure {
   request: string;

@@ -23,7 +23,8 @@ import {
   RAW_BODIES,
   sample,
   type BodyCase,
-  type Schema,
+  operationsOf,
+  type FuzzOp,
 } from "@emailsvc/testing";
 import { createApp } from "../src/app";
 import { notificationConsumer } from "../src/consumers/notification.consumer";
@@ -130,45 +131,10 @@ afterAll(async () => {
   await db.close();
 });
 
-interface Op {
-  method: string;
-  path: string;
-  body?: Schema;
-  query: string[];
-}
+type Op = FuzzOp;
 
-type Doc = {
-  paths: Record<
-    string,
-    Record<
-      string,
-      {
-        "x-service"?: string;
-        parameters?: { name: string; in: string }[];
-        requestBody?: { content?: Record<string, { schema?: Schema }> };
-      }
-    >
-  >;
-};
-
-/** notification-ingest's operations in the public OpenAPI document (the SNS body is documented as text/plain). */
-function ingestOps(): Op[] {
-  const ops: Op[] = [];
-  for (const [path, item] of Object.entries((publicOpenApi() as unknown as Doc).paths)) {
-    const shared = (item as { parameters?: { name: string; in: string }[] }).parameters ?? [];
-    for (const [method, op] of Object.entries(item)) {
-      if (method === "parameters" || op["x-service"] !== "notification-ingest") continue;
-      const content = op.requestBody?.content ?? {};
-      ops.push({
-        method,
-        path,
-        body: (content["text/plain"] ?? content["application/json"])?.schema,
-        query: [...shared, ...(op.parameters ?? [])].filter((x) => x.in === "query").map((x) => x.name),
-      });
-    }
-  }
-  return ops;
-}
+const ingestOps = () =>
+  operationsOf(publicOpenApi(), (_path, op) => op["x-service"] === "notification-ingest");
 
 // --- SNS envelopes -----------------------------------------------------------------------------------------------
 

@@ -13,6 +13,8 @@ import {
   RAW_BODIES,
   type BodyCase,
   type Schema,
+  operationsOf,
+  type FuzzOp,
 } from "@emailsvc/testing";
 import type { Express } from "express";
 import {
@@ -52,51 +54,14 @@ afterAll(async () => {
   await s3?.close();
 });
 
-interface Op {
-  method: string;
-  path: string;
-  body?: Schema;
-  query: string[];
-}
-
-type Doc = {
-  paths: Record<
-    string,
-    Record<
-      string,
-      {
-        "x-service"?: string;
-        parameters?: { name: string; in: string }[];
-        requestBody?: { content?: Record<string, { schema?: Schema }> };
-      }
-    >
-  >;
-};
-
-/** The operations of an OpenAPI document, with their JSON body schema and query parameter names. */
-function opsOf(doc: Doc, keep: (path: string, service?: string) => boolean): Op[] {
-  const ops: Op[] = [];
-  for (const [path, item] of Object.entries(doc.paths)) {
-    const shared = (item as { parameters?: { name: string; in: string }[] }).parameters ?? [];
-    for (const [method, op] of Object.entries(item)) {
-      if (method === "parameters" || !keep(path, op["x-service"])) continue;
-      ops.push({
-        method,
-        path,
-        body: op.requestBody?.content?.["application/json"]?.schema,
-        query: [...shared, ...(op.parameters ?? [])].filter((x) => x.in === "query").map((x) => x.name),
-      });
-    }
-  }
-  return ops;
-}
+type Op = FuzzOp;
 
 const publicOps = () =>
-  opsOf(
-    publicOpenApi() as unknown as Doc,
-    (path, service) => service === "public-api" && path !== "/docs" && path !== "/v1/openapi.json",
+  operationsOf(
+    publicOpenApi(),
+    (path, op) => op["x-service"] === "public-api" && path !== "/docs" && path !== "/v1/openapi.json",
   );
-const adminOps = () => opsOf(adminOpenApi() as unknown as Doc, () => true);
+const adminOps = () => operationsOf(adminOpenApi(), () => true);
 
 interface Failure {
   request: string;

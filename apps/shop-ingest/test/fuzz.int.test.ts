@@ -16,8 +16,8 @@ import {
   bodyCases,
   RAW_BODIES,
   type BodyCase,
-  type Schema,
   waitFor,
+  operationsOf,
 } from "@emailsvc/testing";
 import { SHOP_WEBHOOK_ROUTES } from "../src/webhooks/shop-webhook.fast-path";
 import { signShopBody } from "../src/webhooks/verify-shop-hmac";
@@ -53,42 +53,7 @@ afterAll(async () => {
   await h?.close();
 });
 
-interface Op {
-  method: string;
-  path: string;
-  body?: Schema;
-  query: string[];
-}
-
-type Doc = {
-  paths: Record<
-    string,
-    Record<
-      string,
-      {
-        "x-service"?: string;
-        parameters?: { name: string; in: string }[];
-        requestBody?: { content?: Record<string, { schema?: Schema }> };
-      }
-    >
-  >;
-};
-
-const shopOps = (): Op[] => {
-  const ops: Op[] = [];
-  for (const [path, item] of Object.entries((publicOpenApi() as unknown as Doc).paths))
-    for (const [method, op] of Object.entries(item)) {
-      if (op["x-service"] !== "shop-ingest") continue;
-      const body = op.requestBody?.content?.["application/json"]?.schema;
-      ops.push({
-        method,
-        path,
-        ...(body ? { body } : {}),
-        query: (op.parameters ?? []).filter((x) => x.in === "query").map((x) => x.name),
-      });
-    }
-  return ops;
-};
+const shopOps = () => operationsOf(publicOpenApi(), (_path, op) => op["x-service"] === "shop-ingest");
 
 const TOPICS = ["cart/update", "checkout/create", "order/create"] as const;
 const PAYLOADS = {

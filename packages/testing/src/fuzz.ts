@@ -208,3 +208,47 @@ export function bodyCases(schema: Schema, base: unknown = sample(schema)): BodyC
   BAD_VALUES.forEach((v, i) => cases.push({ label: `body = BAD_VALUES[${i}]`, json: v }));
   return cases;
 }
+
+/** One operation of an OpenAPI document, as the fuzz tests send it. */
+export interface FuzzOp {
+  method: string;
+  /** The document's path, `{param}` style. */
+  path: string;
+  /** The request body's schema: the JSON one, else the first the operation documents (SNS posts text/plain). */
+  body?: Schema;
+  /** The media type `body` was documented under. */
+  contentType?: string;
+  /** The names of its query parameters (the path item's and its own). */
+  query: string[];
+}
+
+type OpenApiParameter = { name: string; in: string };
+type OpenApiOperation = {
+  "x-service"?: string;
+  parameters?: OpenApiParameter[];
+  requestBody?: { content?: Record<string, { schema?: Schema }> };
+};
+
+/** The operations of an OpenAPI document (e.g. `publicOpenApi()`) that `keep` keeps. */
+export function operationsOf(doc: unknown, keep: (path: string, op: OpenApiOperation) => boolean): FuzzOp[] {
+  const ops: FuzzOp[] = [];
+  const paths = (doc as { paths: Record<string, Record<string, unknown>> }).paths;
+  for (const [path, item] of Object.entries(paths)) {
+    const shared = (item.parameters as OpenApiParameter[] | undefined) ?? [];
+    for (const [method, value] of Object.entries(item)) {
+      if (method === "parameters") continue;
+      const op = value as OpenApiOperation;
+      if (!keep(path, op)) continue;
+      const content = op.requestBody?.content ?? {};
+      const contentType = content["application/json"] ? "application/json" : Object.keys(content)[0];
+      const body = contentType ? content[contentType]?.schema : undefined;
+      ops.push({
+        method,
+        path,
+        ...(body ? { body, contentType: contentType! } : {}),
+        query: [...shared, ...(op.parameters ?? [])].filter((x) => x.in === "query").map((x) => x.name),
+      });
+    }
+  }
+  return ops;
+}
