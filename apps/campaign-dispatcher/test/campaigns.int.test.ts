@@ -2,7 +2,7 @@
 // ledger and dispatches through the shared send model, send-worker sends to the simulator, whose notifications
 // and our tracking hits move the recipients along (spec 3), and POST /trigger-campaign answers as spec 4.8 says.
 import { simpleParser } from "mailparser";
-import { waitFor } from "@emailsvc/testing";
+import { bodyCases, RAW_BODIES, waitFor } from "@emailsvc/testing";
 import {
   campaignProject,
   seedLeads,
@@ -165,6 +165,27 @@ describe("POST /trigger-campaign (spec 4.8)", () => {
       status: 404,
       body: { success: false, error: "Campaign not found" },
     });
+  });
+
+  it("answers every bad body below 500, saying why (the fuzz cases of @emailsvc/testing)", async () => {
+    const schema = {
+      type: "object",
+      properties: { campaignId: { type: "string", format: "uuid" } },
+    } as const;
+    const failures: { label: string; status: number; body: unknown }[] = [];
+    const cases = [
+      ...bodyCases(schema).map((c) => ({ label: c.label, text: JSON.stringify(c.json) ?? "" })),
+      ...RAW_BODIES.filter((c) => c.raw!.contentType === "application/json").map((c) => ({
+        label: c.label,
+        text: c.raw!.text.toString(),
+      })),
+    ];
+    for (const c of cases) {
+      const res = await stack.trigger(c.text);
+      if (res.status >= 500 || (res.status >= 400 && typeof res.body?.error !== "string"))
+        failures.push({ label: c.label, status: res.status, body: res.body });
+    }
+    expect(failures).toEqual([]);
   });
 
   it("starts a pending campaign now (a start time in the future) with the 200 body", async () => {
