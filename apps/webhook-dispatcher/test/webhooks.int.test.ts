@@ -349,6 +349,27 @@ describe("webhook-dispatcher", () => {
     }
   });
 
+  it("an answer that trickles in is cut at the attempt's deadline (2 s here), though each byte beats bodyTimeout", async () => {
+    let timer: NodeJS.Timeout | undefined;
+    const r = receiver([200], (res) => {
+      res.write("a");
+      timer = setInterval(() => res.write("b"), 300);
+    });
+    await r.start();
+    try {
+      const started = Date.now();
+      const d = await deliveredTo(r.url(), "succeeded");
+      const [attempt] = await attemptsOf(d.id);
+      // the receiver answered 200 and kept writing: recorded, with the deadline's error, after about 2 s
+      expect(attempt.status_code).toBe(200);
+      expect(attempt.error).toBe("TimeoutError: The operation was aborted due to timeout");
+      expect(Date.now() - started).toBeGreaterThanOrEqual(1900);
+    } finally {
+      clearInterval(timer);
+      r.close();
+    }
+  });
+
   it("each attempt goes to the project's current URL; a removed URL ends the delivery as skipped", async () => {
     const broken = receiver([500, 500, 500, 500, 500]);
     const fixed = receiver([200]);

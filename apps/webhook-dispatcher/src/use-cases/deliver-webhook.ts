@@ -271,6 +271,13 @@ async function attempt(
   } else if (!key) {
     error = "project has no active API key to sign with";
   } else {
+    // The whole attempt's deadline, cleared when it ends: AbortSignal.timeout's timer ran on after every delivery
+    // and made its TimeoutError when it fired, 30 against 12 µs per delivery (a microbench).
+    const deadline = new AbortController();
+    const timer = setTimeout(
+      () => deadline.abort(new DOMException("The operation was aborted due to timeout", "TimeoutError")),
+      deps.timeoutMs,
+    );
     try {
       const res = await request(target, {
         method: "POST",
@@ -278,7 +285,7 @@ async function attempt(
         body: d.body,
         headersTimeout: deps.timeoutMs,
         bodyTimeout: deps.timeoutMs,
-        signal: AbortSignal.timeout(deps.timeoutMs),
+        signal: deadline.signal,
         ...(deps.dispatcher ? { dispatcher: deps.dispatcher } : {}),
       });
       statusCode = res.statusCode;
@@ -291,6 +298,8 @@ async function attempt(
         : err instanceof Error
           ? `${err.name}: ${err.message}`.replaceAll("\0", "")
           : String(err);
+    } finally {
+      clearTimeout(timer);
     }
   }
   const ok = statusCode !== null && statusCode >= 200 && statusCode < 300;
