@@ -61,8 +61,18 @@ beforeAll(async () => {
   stack.stdout!.on("data", (d: Buffer) => (output += d.toString()));
   stack.stderr!.on("data", (d: Buffer) => (output += d.toString()));
   const file = path.join(stateDir, "demo.json");
-  await waitFor("the stack to print its facts", async () => fs.existsSync(file), 180_000);
-  demo = JSON.parse(fs.readFileSync(file, "utf8")) as Record<string, string>;
+  // The facts file is written before the banner is printed: a test that read the output as soon as the file
+  // existed once found the banner not there yet (a CI run failed so). Both are waited for.
+  demo = await waitFor(
+    "the stack to write its facts",
+    async () => JSON.parse(fs.readFileSync(file, "utf8")) as Record<string, string>,
+    180_000,
+  );
+  await waitFor(
+    "the stack to print its facts",
+    async () => demo.test_key && output.includes(demo.test_key),
+    30_000,
+  );
 });
 
 afterAll(async () => {
