@@ -19,6 +19,11 @@ import {
   type BodyCase,
   operationsOf,
   type FuzzOp,
+  caseContentType,
+  caseText,
+  judgeCase,
+  jsonAnswerProblem,
+  type FuzzFailure,
 } from "@emailsvc/testing";
 import { createApp } from "../src/app";
 import type { Deps } from "../src/deps";
@@ -159,55 +164,37 @@ const oddNameCases = (valid: Record<string, unknown>): BodyCase[] =>
       ODD_NAMES.map((v) => ({ label: `${k} = ${v.slice(0, 40)}`, json: { ...valid, [k]: v } })),
     );
 
-interface Failure {
-  request: string;
-  status: number;
-  body: unknown;
-}
-
 let fresh = 0;
 
-async function send(
+/** Sends one case; every 4xx of this service says what was wrong, its own 404 included. */
+function send(
   method: string,
   url: string,
   headers: Record<string, string>,
   c: BodyCase | null,
-  failures: Failure[],
+  failures: FuzzFailure[],
   label: string,
-): Promise<void> {
+): Promise<unknown> {
   const r = request(app)[method as "post"](url).set(headers);
-  let res: request.Response;
-  try {
-    if (!c) res = await r;
-    else if (c.raw) res = await r.set("Content-Type", c.raw.contentType).send(c.raw.text as string);
-    else
-      res = await r
-        .set("Content-Type", "application/json")
-        .send((JSON.stringify(c.json) ?? "").replaceAll(FRESH, `n${++fresh}`));
-  } catch (err) {
-    failures.push({
-      request: `${method.toUpperCase()} ${url.slice(0, 120)} ${label}`,
-      status: -1,
-      body: String(err),
-    });
-    return;
-  }
-  // Every 4xx of this service says what was wrong, its own 404 included ({ success: false, error }).
-  const saysWhy = res.status < 400 || (typeof res.body?.error === "string" && res.body.error.length > 0);
-  if (res.status >= 500 || !saysWhy)
-    failures.push({
-      request: `${method.toUpperCase()} ${url.slice(0, 120)} ${label}`,
-      status: res.status,
-      body: res.body && Object.keys(res.body).length ? res.body : res.text?.slice(0, 300),
-    });
+  const answer = c
+    ? r
+        .set("Content-Type", caseContentType(c))
+        .send(c.raw ? caseText(c) : caseText(c).replaceAll(FRESH, `n${++fresh}`))
+    : r;
+  return judgeCase(
+    `${method.toUpperCase()} ${url.slice(0, 120)} ${label}`,
+    answer,
+    (res) => jsonAnswerProblem(res),
+    failures,
+  );
 }
 
 /**
  * Every case for one operation: each path parameter bad in turn, each query parameter bad in turn and repeated
  * (the others real), an unknown parameter, each body case (from the valid body), and each malformed key.
  */
-async function fuzzOp(op: Op): Promise<Failure[]> {
-  const failures: Failure[] = [];
+async function fuzzOp(op: Op): Promise<FuzzFailure[]> {
+  const failures: FuzzFailure[] = [];
   const name = `${op.method.toUpperCase()} ${op.path}`;
   const fill = (over: Record<string, string> = {}) =>
     op.path.replace(/\{(\w+)\}/g, (_m, p: string) => over[p] ?? REAL[p]!);

@@ -18,6 +18,11 @@ import {
   waitFor,
   operationsOf,
   type FuzzOp,
+  caseContentType,
+  caseText,
+  judgeCase,
+  jsonAnswerProblem,
+  type FuzzFailure,
 } from "@emailsvc/testing";
 import { ATTACHMENT_LINK_ROUTES } from "../src/attachments/attachment-link.routes";
 import { attachmentLink } from "../src/domain/attachment-link";
@@ -84,49 +89,29 @@ type Op = FuzzOp;
 
 const inboundOps = () => operationsOf(publicOpenApi(), (_path, op) => op["x-service"] === "inbound-mail");
 
-interface Failure {
-  request: string;
-  status: number;
-  body: unknown;
-}
-
 /** Sends one case and records it when the answer is a 5xx, or a 4xx (but 404) without an `error` string. */
-async function send(
+/** Sends one case; a HEAD answer has no body, so its 4xx must still be one of ours (JSON), not a bare status. */
+function send(
   method: string,
   url: string,
   c: BodyCase | null,
-  failures: Failure[],
+  failures: FuzzFailure[],
   label: string,
   contentType = "application/json",
 ): Promise<request.Response | null> {
   const r = request(stack.inbound.url)[method as "post"](url);
-  let res: request.Response;
-  try {
-    if (!c) res = await r;
-    else if (c.raw) res = await r.set("Content-Type", c.raw.contentType).send(c.raw.text as string);
-    else res = await r.set("Content-Type", contentType).send(JSON.stringify(c.json) ?? "");
-  } catch (err) {
-    failures.push({
-      request: `${method.toUpperCase()} ${url.slice(0, 120)} ${label}`,
-      status: -1,
-      body: String(err),
-    });
-    return null;
-  }
-  // A HEAD answer has no body: its 4xx must still be one of ours (JSON), not a bare status.
-  const saysWhy =
-    res.status < 400 ||
-    res.status === 404 ||
-    (method === "head"
-      ? /^application\/json/.test(String(res.headers["content-type"]))
-      : typeof res.body?.error === "string" && res.body.error.length > 0);
-  if (res.status >= 500 || !saysWhy)
-    failures.push({
-      request: `${method.toUpperCase()} ${url.slice(0, 120)} ${label}`,
-      status: res.status,
-      body: res.body && Object.keys(res.body).length ? res.body : res.text?.slice(0, 300),
-    });
-  return res;
+  const answer = c ? r.set("Content-Type", caseContentType(c, contentType)).send(caseText(c)) : r;
+  const problem = (res: request.Response) =>
+    method !== "head"
+      ? jsonAnswerProblem(res, { allow404: true })
+      : res.status >= 500
+        ? `answered ${res.status}`
+        : res.status >= 400 &&
+            res.status !== 404 &&
+            !/^application\/json/.test(String(res.headers["content-type"]))
+          ? `a ${res.status} that is not JSON`
+          : null;
+  return judgeCase(`${method.toUpperCase()} ${url.slice(0, 120)} ${label}`, answer, problem, failures);
 }
 
 /**
@@ -134,7 +119,7 @@ async function send(
  * in turn and repeated (the others real), each body case of its schema and each odd whole body.
  */
 async function fuzzOp(op: Op, real: (param: string) => string, realQuery: Record<string, string>) {
-  const failures: Failure[] = [];
+  const failures: FuzzFailure[] = [];
   const fill = (over: Record<string, string> = {}) =>
     op.path.replace(/\{(\w+)\}/g, (_m, name: string) => over[name] ?? real(name));
   const qs = (over: Record<string, string> = {}, twice?: string) => {
@@ -227,7 +212,7 @@ describe("POST /api/inbound/provider: odd SNS envelopes", () => {
   };
   const post = (
     body: unknown,
-    failures: Failure[],
+    failures: FuzzFailure[],
     label: string,
     contentType = "text/plain; charset=UTF-8",
   ) =>
@@ -255,7 +240,7 @@ describe("POST /api/inbound/provider: odd SNS envelopes", () => {
   };
 
   it("the real thing is stored, and answered again when SNS redelivers it", async () => {
-    const failures: Failure[] = [];
+    const failures: FuzzFailure[] = [];
     const msg = signed(unsigned());
     const first = await post(msg, failures, "signed receipt");
     expect(first?.body).toMatchObject({ success: true, status: "queued" });
@@ -265,7 +250,7 @@ describe("POST /api/inbound/provider: odd SNS envelopes", () => {
   });
 
   it("a signed envelope with each field bad in turn (signed after the change)", async () => {
-    const failures: Failure[] = [];
+    const failures: FuzzFailure[] = [];
     for (const c of bodyCases({ const: unsigned() })) await post(signed(c.json), failures, c.label);
     for (const field of ["MessageId", "Subject", "Timestamp"])
       await post(signed(unsigned({ [field]: INCOMPRESSIBLE })), failures, `${field} 64 KB`);
@@ -273,14 +258,14 @@ describe("POST /api/inbound/provider: odd SNS envelopes", () => {
   });
 
   it("a signed envelope with its signature fields bad in turn (changed after signing)", async () => {
-    const failures: Failure[] = [];
+    const failures: FuzzFailure[] = [];
     for (const c of bodyCases({ const: signed(unsigned()) }).filter((c) => !c.label.startsWith("body =")))
       await post(c.json, failures, c.label);
     expect(failures).toEqual([]);
   });
 
   it("a signed Notification whose SES receipt has each field bad in turn", async () => {
-    const failures: Failure[] = [];
+    const failures: FuzzFailure[] = [];
     const base = receipt();
     const inline = {
       ...receipt(),
@@ -313,7 +298,7 @@ describe("POST /api/inbound/provider: odd SNS envelopes", () => {
   });
 
   it("wrong Types, confirmations, certificate URLs, sizes and content types", async () => {
-    const failures: Failure[] = [];
+    const failures: FuzzFailure[] = [];
     const confirmation = (type: string, over: Record<string, unknown> = {}) =>
       unsigned({
         Type: type,
@@ -442,7 +427,7 @@ describe("GET /api/inbound/attachments/:id: links signed right around bad values
   });
 
   it("ids, expiries and HEAD: each signed with the service's secret", async () => {
-    const failures: Failure[] = [];
+    const failures: FuzzFailure[] = [];
     const later = new Date(Date.now() + 3_600_000);
     for (const id of [randomUUID(), attachmentId.toUpperCase(), ...BAD_PATH_SEGMENTS]) {
       // signed over the id as the service reads it: the raw path segment

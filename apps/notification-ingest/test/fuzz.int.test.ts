@@ -25,6 +25,10 @@ import {
   type BodyCase,
   operationsOf,
   type FuzzOp,
+  caseContentType,
+  caseText,
+  judgeCase,
+  type FuzzFailure,
 } from "@emailsvc/testing";
 import { createApp } from "../src/app";
 import { notificationConsumer } from "../src/consumers/notification.consumer";
@@ -318,12 +322,6 @@ function oddEnvelopes(): BodyCase[] {
 
 // --- the rule ----------------------------------------------------------------------------------------------------
 
-interface Failure {
-  request: string;
-  status: number;
-  body: unknown;
-}
-
 /** An HTML page that names its reason: a title and a paragraph. */
 const htmlSaysWhy = (res: request.Response) =>
   /^text\/html/.test(res.headers["content-type"] ?? "") && /<h1[^>]*>[^<]+<\/h1>\s*<p>[^<]+/.test(res.text);
@@ -354,37 +352,22 @@ async function send(
   op: Op,
   url: string,
   c: BodyCase | null,
-  failures: Failure[],
+  failures: FuzzFailure[],
   label: string,
   redirectTo: string | null = null,
 ): Promise<request.Response | null> {
   const r = request(app)[op.method as "post"](url);
-  const body = c?.raw ? c.raw.text : c ? (JSON.stringify(c.json) ?? "") : null;
-  let res: request.Response;
-  try {
-    if (body === null) res = await r;
-    else
-      res = await r
-        .set("Content-Type", c?.raw?.contentType ?? "text/plain; charset=UTF-8")
-        .send(body as string);
-  } catch (err) {
-    failures.push({
-      request: `${op.method.toUpperCase()} ${url.slice(0, 120)} ${label}`,
-      status: -1,
-      body: String(err),
-    });
-    return null;
-  }
+  const body = c ? caseText(c) : null;
+  const answer = c ? r.set("Content-Type", caseContentType(c, "text/plain; charset=UTF-8")).send(body!) : r;
+  const res = await judgeCase(
+    `${op.method.toUpperCase()} ${url.slice(0, 120)} ${label}`,
+    answer,
+    (res) => problem(op, res, redirectTo),
+    failures,
+  );
   // a notification taken (200 without a `message`, which confirmations carry): the consumer must see it
-  if (op.path === "/webhooks/provider" && res.status === 200 && !("message" in res.body))
-    queued.add(String((JSON.parse(body!.toString()) as { MessageId?: unknown }).MessageId));
-  const why = problem(op, res, redirectTo);
-  if (why)
-    failures.push({
-      request: `${op.method.toUpperCase()} ${url.slice(0, 120)} ${label}: ${why}`,
-      status: res.status,
-      body: res.body && Object.keys(res.body).length ? res.body : res.text?.slice(0, 300),
-    });
+  if (res && op.path === "/webhooks/provider" && res.status === 200 && !("message" in res.body))
+    queued.add(String((JSON.parse(body!) as { MessageId?: unknown }).MessageId));
   return res;
 }
 
@@ -416,8 +399,8 @@ const SIGNED_TARGETS = [
   `https://shop.example/${"x".repeat(3_000)}`,
 ];
 
-async function fuzzOp(op: Op): Promise<Failure[]> {
-  const failures: Failure[] = [];
+async function fuzzOp(op: Op): Promise<FuzzFailure[]> {
+  const failures: FuzzFailure[] = [];
   const real = realQuery(op.path);
   const fill = (id = activityId) => op.path.replace("{id}", id);
   const query = (over: Record<string, string> = {}, extra: [string, string][] = []) => {

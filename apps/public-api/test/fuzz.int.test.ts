@@ -15,6 +15,11 @@ import {
   type Schema,
   operationsOf,
   type FuzzOp,
+  caseContentType,
+  caseText,
+  judgeCase,
+  jsonAnswerProblem,
+  type FuzzFailure,
 } from "@emailsvc/testing";
 import type { Express } from "express";
 import {
@@ -63,46 +68,24 @@ const publicOps = () =>
   );
 const adminOps = () => operationsOf(adminOpenApi(), () => true);
 
-interface Failure {
-  request: string;
-  status: number;
-  body: unknown;
-}
-
-async function send(
+/** Sends one case; a 4xx must name what was wrong (a 404 may be the router's own, for a path no route matches). */
+function send(
   app: Express,
   method: string,
   url: string,
   headers: Record<string, string>,
   c: BodyCase | null,
-  failures: Failure[],
+  failures: FuzzFailure[],
   label: string,
-): Promise<void> {
+): Promise<unknown> {
   const r = request(app)[method as "post"](url).set(headers);
-  let res: request.Response;
-  try {
-    if (!c) res = await r;
-    else if (c.raw) res = await r.set("Content-Type", c.raw.contentType).send(c.raw.text as string);
-    else res = await r.set("Content-Type", "application/json").send(JSON.stringify(c.json) ?? "");
-  } catch (err) {
-    failures.push({
-      request: `${method.toUpperCase()} ${url.slice(0, 120)} ${label}`,
-      status: -1,
-      body: String(err),
-    });
-    return;
-  }
-  // a 4xx names what was wrong (a 404 may be the router's own, for a path that matches no route)
-  const saysWhy =
-    res.status < 400 ||
-    res.status === 404 ||
-    (typeof res.body?.error === "string" && res.body.error.length > 0);
-  if (res.status >= 500 || !saysWhy)
-    failures.push({
-      request: `${method.toUpperCase()} ${url.slice(0, 120)} ${label}`,
-      status: res.status,
-      body: res.body && Object.keys(res.body).length ? res.body : res.text?.slice(0, 300),
-    });
+  const answer = c ? r.set("Content-Type", caseContentType(c)).send(caseText(c)) : r;
+  return judgeCase(
+    `${method.toUpperCase()} ${url.slice(0, 120)} ${label}`,
+    answer,
+    (res) => jsonAnswerProblem(res, { allow404: true }),
+    failures,
+  );
 }
 
 /**
@@ -115,8 +98,8 @@ async function fuzzOp(
   headers: Record<string, string>,
   real: (param: string) => string,
   keys: string[] | null,
-): Promise<Failure[]> {
-  const failures: Failure[] = [];
+): Promise<FuzzFailure[]> {
+  const failures: FuzzFailure[] = [];
   const params = [...op.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
   const fill = (over: Record<string, string> = {}) =>
     op.path.replace(/\{(\w+)\}/g, (_m, name: string) => over[name] ?? real(name));

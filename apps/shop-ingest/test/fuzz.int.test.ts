@@ -18,6 +18,11 @@ import {
   type BodyCase,
   waitFor,
   operationsOf,
+  caseContentType,
+  caseText,
+  judgeCase,
+  jsonAnswerProblem,
+  type FuzzFailure,
 } from "@emailsvc/testing";
 import { SHOP_WEBHOOK_ROUTES } from "../src/webhooks/shop-webhook.fast-path";
 import { signShopBody } from "../src/webhooks/verify-shop-hmac";
@@ -63,12 +68,6 @@ const PAYLOADS = {
 } as const;
 const payload = (topic: (typeof TOPICS)[number]) => corpus(PAYLOADS[topic]);
 
-interface Failure {
-  request: string;
-  status: number;
-  body: unknown;
-}
-
 interface Delivery {
   /** the path after /webhooks/shop/ (raw) */
   topic: string;
@@ -82,11 +81,11 @@ interface Delivery {
 }
 
 /** Sends one delivery and records it when the answer is a 5xx, or a 4xx (but 404) without an `error` string. */
-async function deliver(d: Delivery, failures: Failure[]): Promise<request.Response | null> {
+function deliver(d: Delivery, failures: FuzzFailure[]): Promise<request.Response | null> {
   const shop = d.shop ?? signedShop;
-  const raw: string | Buffer = d.body.raw ? d.body.raw.text : (JSON.stringify(d.body.json) ?? "");
+  const raw = caseText(d.body);
   const headers: Record<string, string | undefined> = {
-    "content-type": d.body.raw ? d.body.raw.contentType : "application/json",
+    "content-type": caseContentType(d.body),
     "x-shop-shop-domain": shop.domain,
     "x-project-id": shop.projectId,
     "x-shop-webhook-id": randomUUID(),
@@ -98,24 +97,7 @@ async function deliver(d: Delivery, failures: Failure[]): Promise<request.Respon
   const r = request(base)[method as "post"](url);
   for (const [k, v] of Object.entries(headers)) if (v !== undefined) r.set(k, v);
   const label = `${method.toUpperCase()} ${url.slice(0, 80)} ${d.label}`;
-  let res: request.Response;
-  try {
-    res = await r.send(raw as string);
-  } catch (err) {
-    failures.push({ request: label, status: -1, body: String(err) });
-    return null;
-  }
-  const saysWhy =
-    res.status < 400 ||
-    res.status === 404 ||
-    (typeof res.body?.error === "string" && res.body.error.length > 0);
-  if (res.status >= 500 || !saysWhy)
-    failures.push({
-      request: label,
-      status: res.status,
-      body: res.body && Object.keys(res.body).length ? res.body : res.text?.slice(0, 300),
-    });
-  return res;
+  return judgeCase(label, r.send(raw), (res) => jsonAnswerProblem(res, { allow404: true }), failures);
 }
 
 const json = (value: unknown, label = "real payload"): BodyCase => ({ label, json: value });
@@ -130,7 +112,7 @@ describe("POST /webhooks/shop/:topic: every bad input has an answer below 500", 
   });
 
   it("the platform's own payloads are stored, signed (200)", async () => {
-    const failures: Failure[] = [];
+    const failures: FuzzFailure[] = [];
     for (const topic of TOPICS) {
       const res = await deliver({ topic, body: json(payload(topic)), label: "real" }, failures);
       expect({ topic, status: res?.status }).toEqual({ topic, status: 200 });
@@ -143,7 +125,7 @@ describe("POST /webhooks/shop/:topic: every bad input has an answer below 500", 
   it.each(shopOps().map((o) => [`${o.method.toUpperCase()} ${o.path}`, o] as const))(
     "%s: bad path, query and body values",
     async (_name, op) => {
-      const failures: Failure[] = [];
+      const failures: FuzzFailure[] = [];
       const real = json(payload("order/create"));
       const topics = [
         randomUUID(),
@@ -182,7 +164,7 @@ describe("POST /webhooks/shop/:topic: every bad input has an answer below 500", 
   it.each(TOPICS.map((t) => [t]))(
     "%s: the platform's payload, signed, with each field bad in turn",
     async (topic) => {
-      const failures: Failure[] = [];
+      const failures: FuzzFailure[] = [];
       // the real payload (a schema that is exactly it), each field bad in turn
       const cases = bodyCases({ const: payload(topic) });
       // 8 in flight, as the platform sends (and the receiver stores them together)
@@ -197,7 +179,7 @@ describe("POST /webhooks/shop/:topic: every bad input has an answer below 500", 
   );
 
   it("numbers past what PostgreSQL's jsonb holds, alone and among good deliveries stored together", async () => {
-    const failures: Failure[] = [];
+    const failures: FuzzFailure[] = [];
     const cart = JSON.stringify(payload("cart/update"));
     const withNumber = (n: string, field = "x") => `${cart.slice(0, -1)},"${field}":${n}}`;
     const numbers = [
@@ -242,7 +224,7 @@ describe("POST /webhooks/shop/:topic: every bad input has an answer below 500", 
   });
 
   it("bad, missing and forged signatures", async () => {
-    const failures: Failure[] = [];
+    const failures: FuzzFailure[] = [];
     const body = JSON.stringify(payload("cart/update"));
     const digest = createHash("sha256").update(body).digest();
     const sig = signShopBody(body, SECRET);
@@ -298,7 +280,7 @@ describe("POST /webhooks/shop/:topic: every bad input has an answer below 500", 
   });
 
   it("bad shop domain, project id and webhook id headers", async () => {
-    const failures: Failure[] = [];
+    const failures: FuzzFailure[] = [];
     const body = json(payload("cart/update"));
     const odd = ["", " ", "-1", "null", "'; DROP TABLE shops; --", "%00", "\u00ff\u00fe", "x".repeat(3_000)];
     const headerCases: [string, string | undefined][] = [
@@ -340,7 +322,7 @@ describe("POST /webhooks/shop/:topic: every bad input has an answer below 500", 
   });
 
   it("the right payload under the wrong content type or encoding", async () => {
-    const failures: Failure[] = [];
+    const failures: FuzzFailure[] = [];
     const text = JSON.stringify(payload("order/create"));
     const bodies: [string, string | Buffer, Record<string, string>][] = [
       ...[

@@ -252,3 +252,62 @@ export function operationsOf(doc: unknown, keep: (path: string, op: OpenApiOpera
   }
   return ops;
 }
+
+/** A case that got a wrong answer: what was sent, the status (-1: the request itself failed) and what came back. */
+export interface FuzzFailure {
+  request: string;
+  status: number;
+  body: unknown;
+}
+
+/** What the fuzz tests read of an answer (a supertest response has it). */
+export interface FuzzAnswer {
+  status: number;
+  body?: unknown;
+  text?: string;
+}
+
+/** The text a body case sends: its raw text, or its JSON. */
+export const caseText = (c: BodyCase): string =>
+  c.raw ? (c.raw.text as string) : (JSON.stringify(c.json) ?? "");
+
+/** The Content-Type a body case is sent with: its raw one, or `json` for a JSON case. */
+export const caseContentType = (c: BodyCase, json = "application/json"): string =>
+  c.raw ? c.raw.contentType : json;
+
+/**
+ * The common rule: an answer of 500 or more is wrong, and so is a 4xx without a JSON `error` string, except a 404
+ * when `allow404` (the router's own, for a path no route matches). Null when the answer is fine.
+ */
+export function jsonAnswerProblem(res: FuzzAnswer, opts: { allow404?: boolean } = {}): string | null {
+  if (res.status >= 500) return `answered ${res.status}`;
+  if (res.status < 400 || (opts.allow404 && res.status === 404)) return null;
+  const error = (res.body as { error?: unknown } | undefined)?.error;
+  return typeof error === "string" && error.length > 0 ? null : `a ${res.status} without an error`;
+}
+
+/**
+ * Awaits one case's answer and records a failure under `label` when the request throws or `problem` names one.
+ * The answer, or null when the request threw.
+ */
+export async function judgeCase<R extends FuzzAnswer>(
+  label: string,
+  answer: PromiseLike<R>,
+  problem: (res: R) => string | null,
+  failures: FuzzFailure[],
+): Promise<R | null> {
+  let res: R;
+  try {
+    res = await answer;
+  } catch (err) {
+    failures.push({ request: label, status: -1, body: String(err) });
+    return null;
+  }
+  const why = problem(res);
+  if (why) {
+    const body =
+      res.body && typeof res.body === "object" && Object.keys(res.body).length ? res.body : undefined;
+    failures.push({ request: `${label}: ${why}`, status: res.status, body: body ?? res.text?.slice(0, 300) });
+  }
+  return res;
+}
