@@ -71,6 +71,19 @@ export const BAD_PATH_SEGMENTS: readonly string[] = [
   "null",
 ];
 
+/** Authorization headers a client may send instead of `Bearer <its key>` ("" leaves the header out). */
+export const MALFORMED_AUTH: readonly string[] = [
+  "",
+  "Bearer",
+  "Bearer ",
+  "Basic eDp5",
+  `Bearer sk_live_${"x".repeat(5_000)}`,
+  `Bearer sk_test_${"x".repeat(5_000)}`,
+  "Bearer sk_live_\u00ff",
+  "Bearer sk_other_0123456789",
+  `Bearer sk_live_${"0".repeat(48)}`,
+];
+
 /** Query values a client may send, one parameter at a time (and repeated, which arrives as an array). */
 export const BAD_QUERY_VALUES: readonly string[] = [
   "",
