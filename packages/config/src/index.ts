@@ -1,2 +1,3 @@
 export * from "./load-env";
 export * from "./pieces";
+export * from "./production-secrets";

@@ -65,6 +65,30 @@ export const adminEnv = z.object({
   ADMIN_TOKEN: z.string().min(16, "must be at least 16 characters"),
 });
 
+/**
+ * The shared credential of the cluster-only routes (public-api's POST /send-email and /trigger-job,
+ * campaign-dispatcher's POST /trigger-campaign), sent as `x-internal-token`. Optional outside production so a
+ * service still starts in a test harness that never calls those routes; unset, every call to them is refused
+ * (401), never let through. Production requires it (loadEnv's production check).
+ */
+export const internalTokenEnv = z.object({
+  INTERNAL_TOKEN: z.string().min(32, "must be at least 32 characters").optional(),
+  /**
+   * Optional: comma-separated senders (`ops@acme.example`) or domains (`@acme.example`) an internal
+   * POST /send-email WITHOUT x-project-id may send from. Unset (the default, as the spec reads), such a send may
+   * use any identity verified in the SES account, another tenant's included (SECURITY.md).
+   */
+  INTERNAL_SEND_SENDER_ALLOWLIST: z
+    .string()
+    .default("")
+    .transform((s) =>
+      s
+        .split(",")
+        .map((x) => x.trim().toLowerCase())
+        .filter(Boolean),
+    ),
+});
+
 export const envBool = bool;
 
 /**
