@@ -13,3 +13,4 @@ export * from "./fast-route";
 export * from "./idempotency/fingerprint";
 export * from "./idempotency/idempotency-store";
 export * from "./idempotency/idempotency.middleware";
+export * from "./internal-auth";
