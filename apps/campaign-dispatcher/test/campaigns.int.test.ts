@@ -219,8 +219,33 @@ describe("POST /trigger-campaign (spec 4.8)", () => {
       status: 400,
       body: {
         success: false,
-        error: "Campaign is completed and cannot be triggered",
+        error:
+          "This campaign has already sent to all its recipients. To send it again, duplicate it " +
+          "(POST /admin/projects/{projectId}/campaigns/{id}/duplicate) and start the copy.",
         currentStatus: "completed",
+        resumableStatuses: RESUMABLE,
+      },
+    });
+  });
+
+  it("400 for a failed campaign says why it failed and that a duplicate can be sent instead", async () => {
+    const [done] = (await stack.admin("GET", `/projects/${p.projectId}/campaigns?status=completed`)).body
+      .campaigns;
+    const copy = await stack.admin("POST", `/projects/${p.projectId}/campaigns/${done.id}/duplicate`);
+    expect(copy.status).toBe(201);
+    const failedId: string = copy.body.campaign.id;
+    await stack.db.pool.query(
+      "UPDATE campaigns SET status = 'failed', status_reason = 'the template was deleted' WHERE id = $1",
+      [failedId],
+    );
+    expect(await stack.trigger({ campaignId: failedId })).toEqual({
+      status: 400,
+      body: {
+        success: false,
+        error:
+          "This campaign failed (the template was deleted), so it cannot be started again. Fix the cause, then " +
+          "duplicate it (POST /admin/projects/{projectId}/campaigns/{id}/duplicate) and start the copy.",
+        currentStatus: "failed",
         resumableStatuses: RESUMABLE,
       },
     });
@@ -296,7 +321,9 @@ describe("pause and resume, cancel, batch mode, send_over_hours", () => {
     const counts = await simCounts(stack, (to) => to.startsWith("cancel-"));
     expect(counts.size).toBe(10 - res.body.cancelled_sends);
     expect((await stack.trigger({ campaignId: c.id })).body).toMatchObject({
-      error: "Campaign is cancelled and cannot be triggered",
+      error:
+        "This campaign was cancelled, so it cannot be started again. To send it again, duplicate it " +
+        "(POST /admin/projects/{projectId}/campaigns/{id}/duplicate) and start the copy.",
       currentStatus: "cancelled",
     });
   });

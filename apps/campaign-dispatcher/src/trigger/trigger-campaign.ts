@@ -16,6 +16,31 @@ const MESSAGES: Record<string, string> = {
 };
 
 /**
+ * Why a campaign cannot be triggered, in words an operator reads, with what they can do instead: a campaign that
+ * ended is never started again, but POST /admin/projects/{projectId}/campaigns/{id}/duplicate makes a new draft
+ * of the same content and audience.
+ */
+function notResumableMessage(status: string, reason: string | null): string {
+  const duplicate =
+    "To send it again, duplicate it (POST /admin/projects/{projectId}/campaigns/{id}/duplicate) and start the copy.";
+  switch (status) {
+    case "initializing":
+      return "Campaign is initializing (its recipients are being written) and cannot be triggered yet";
+    case "failed":
+      return (
+        `This campaign failed${reason ? ` (${reason})` : ""}, so it cannot be started again. ` +
+        `Fix the cause, then duplicate it (POST /admin/projects/{projectId}/campaigns/{id}/duplicate) and start the copy.`
+      );
+    case "completed":
+      return `This campaign has already sent to all its recipients. ${duplicate}`;
+    case "cancelled":
+      return `This campaign was cancelled, so it cannot be started again. ${duplicate}`;
+    default:
+      return `Campaign is ${status} and cannot be triggered`;
+  }
+}
+
+/**
  * Spec 4.8's POST /trigger-campaign: starts a `pending` campaign, resumes a `paused` or `rate_limited` one, and
  * kicks a `processing` one (`kick`: a dispatch tick at once). A campaign that ended (or is still being written)
  * is refused with its status and the resumable ones; an unknown one is 404.
@@ -32,9 +57,7 @@ export async function triggerCampaign(
     const status = outcome.campaign.status;
     throw new AppError(
       ErrorCode.VALIDATION,
-      status === "initializing"
-        ? "Campaign is initializing (its recipients are being written) and cannot be triggered yet"
-        : `Campaign is ${status} and cannot be triggered`,
+      notResumableMessage(status, outcome.campaign.status_reason),
       { extra: { currentStatus: status, resumableStatuses: [...RESUMABLE_CAMPAIGN_STATUSES] } },
     );
   }
