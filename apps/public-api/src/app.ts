@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Express } from "express";
 import { createEventTracker } from "@emailsvc/db";
-import { finishApp, jsonBody } from "@emailsvc/http";
+import { finishApp, internalAuth, jsonBody, requireJson } from "@emailsvc/http";
 import { baseApp, type Traffic } from "@emailsvc/runtime";
 import { adminAuth } from "./admin/admin-auth";
 import { adminRouter } from "./admin/admin.routes";
@@ -15,7 +15,8 @@ import { rateLimits } from "./listing/rate-limits";
 import { docsRouter } from "./docs/docs.routes";
 import { batchRouter } from "./sends/batch.routes";
 import { scheduledSendsRouter } from "./sends/scheduled-sends.routes";
-import { internalSendRouter, v1SendRouter } from "./sends/send.routes";
+import { internalSenderAllowlist } from "./internal-access/sender-allowlist";
+import { internalSendRouter, SEND_BODY_LIMIT, v1SendRouter } from "./sends/send.routes";
 import type { SendDeps } from "./sends/send-deps";
 import { threadsRouter } from "./threads/threads.routes";
 
@@ -84,9 +85,24 @@ export function createApp(deps: Deps, lifecycle?: Traffic, opts: { fastPaths?: b
 
 type Handle = (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void) => void;
 
-/** Internal port (cluster only, never routed by the gateway): POST /send-email, /trigger-job, /admin. */
+/**
+ * Internal port (cluster only, never routed by the gateway): POST /send-email, /trigger-job, /admin. Every route but
+ * the health ones (baseApp's, for probes and Prometheus) needs a credential (issue 49 item 2): the INTERNAL_TOKEN,
+ * except under /admin, which takes the ADMIN_TOKEN instead (the operator's own, narrower credential: the dashboard
+ * and the admin CLI hold it, and the token every platform caller of /send-email holds opens no admin route).
+ */
 export function createInternalApp(deps: Deps, lifecycle?: Traffic): Express {
   const app = baseApp(deps, lifecycle);
+  app.use(internalAuth({ token: deps.env.INTERNAL_TOKEN, exceptPrefixes: ["/admin"] }));
+  // The operator's optional sender allowlist of sends without x-project-id, after the body is parsed (the send
+  // route's own parser then finds it parsed); off by default, as the spec reads.
+  if (deps.env.INTERNAL_SEND_SENDER_ALLOWLIST.length)
+    app.post(
+      "/send-email",
+      requireJson,
+      ...jsonBody({ limit: SEND_BODY_LIMIT }),
+      internalSenderAllowlist(deps.env.INTERNAL_SEND_SENDER_ALLOWLIST),
+    );
   app.use(internalSendRouter({ send: sendDepsOf(deps) }));
   const imports = { db: deps.db, ...deps.imports, kickOutbox: () => deps.outbox.kick() };
   app.use(triggerJobRouter(imports));

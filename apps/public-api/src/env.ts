@@ -5,6 +5,7 @@ import {
   envBool,
   importsEnv,
   inboundEnv,
+  internalTokenEnv,
   loadEnv,
   providerEnv,
   redisEnv,
@@ -63,6 +64,7 @@ export const envSchema = serviceEnv(3001, 3101)
   .extend(redisEnv.shape)
   .extend(apiKeyEncryptionEnv.shape)
   .extend(adminEnv.shape)
+  .extend(internalTokenEnv.shape)
   .extend(trackingEnv.shape)
   .extend(inboundEnv.shape)
   .extend(providerEnv.shape)

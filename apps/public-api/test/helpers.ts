@@ -20,6 +20,7 @@ import { createDeps, type Deps } from "../src/deps";
 import { readEnv, type Env } from "../src/env";
 
 export const ENCRYPTION_KEY = "ab".repeat(32);
+export const INTERNAL_TOKEN = "internal-token-for-tests-0123456789abcdef";
 
 export { startS3 };
 
@@ -30,6 +31,7 @@ export function testEnv(overrides: Record<string, string> = {}): Env {
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? "silent",
     API_KEY_ENCRYPTION_KEY: ENCRYPTION_KEY,
     ADMIN_TOKEN: "admin-token-for-tests-0123456789",
+    INTERNAL_TOKEN,
     TRACKING_SECRET: "tracking-secret-for-tests-0123",
     AWS_ACCESS_KEY_ID: "S3RVER",
     AWS_SECRET_ACCESS_KEY: "S3RVER",
@@ -60,7 +62,7 @@ export async function startHarness(
   return {
     deps,
     app: createApp(deps),
-    internal: createInternalApp(deps),
+    internal: withInternalToken(createInternalApp(deps), env.INTERNAL_TOKEN),
     async close() {
       await deps.outbox.stop();
       await deps.closeExtras();
@@ -68,6 +70,22 @@ export async function startHarness(
       await deps.db.close();
     },
   };
+}
+
+/**
+ * The internal app as a platform caller uses it: every request carries the internal token unless it sets its own
+ * x-internal-token (internal-auth.int.test.ts tests the token itself on `createInternalApp` directly). A Proxy, so
+ * the app's own properties (its router, for listExpressRoutes; listen) stay as they are.
+ */
+export function withInternalToken(app: Express, token: string | undefined): Express {
+  if (!token) return app;
+  return new Proxy(app, {
+    apply(target, thisArg, args: unknown[]) {
+      const req = args[0] as http.IncomingMessage;
+      req.headers["x-internal-token"] ??= token;
+      return Reflect.apply(target, thisArg, args) as unknown;
+    },
+  });
 }
 
 export type TestProject = AnyTestProject<ProjectId>;
