@@ -1,11 +1,13 @@
 import { z } from "zod";
-import { loadEnv, providerEnv } from "@emailsvc/config";
+import { internalTokenEnv, loadEnv, providerEnv } from "@emailsvc/config";
 import { serviceEnv } from "@emailsvc/runtime";
 
 const ratio = z.coerce.number().min(0).max(1);
 
 export const envSchema = serviceEnv(3004, 3104)
   .extend(providerEnv.shape)
+  // POST /trigger-campaign's credential (x-internal-token); the sender allowlist is public-api's alone
+  .extend({ INTERNAL_TOKEN: internalTokenEnv.shape.INTERNAL_TOKEN })
   .extend({
     /** Spec 8: a dispatch cycle every 5 s (and at once on a trigger). */
     CAMPAIGN_DISPATCH_INTERVAL_MS: z.coerce.number().int().positive().default(5_000),

@@ -12,6 +12,7 @@ import { freePort, spawnTs, sleep, waitFor } from "@emailsvc/testing";
 const root = path.resolve(__dirname, "../../..");
 export const ADMIN_TOKEN = "admin-token-for-campaign-tests-0123";
 export const TRACKING_SECRET = "tracking-secret-for-campaign-tests";
+export const INTERNAL_TOKEN = "internal-token-for-campaign-tests-0123456789";
 
 export interface Service {
   name: string;
@@ -37,8 +38,12 @@ export interface Stack {
   kill(s: Service): Promise<void>;
   /** Admin API call: JSON in, { status, body } out. */
   admin(method: string, route: string, body?: unknown): Promise<{ status: number; body: any }>;
-  /** POST /trigger-campaign on a dispatcher's internal port. */
-  trigger(body: unknown, via?: Service): Promise<{ status: number; body: any }>;
+  /** POST /trigger-campaign on a dispatcher's internal port, with the internal token (`headers` replace it). */
+  trigger(
+    body: unknown,
+    via?: Service,
+    headers?: Record<string, string>,
+  ): Promise<{ status: number; body: any }>;
   close(): Promise<void>;
 }
 
@@ -79,6 +84,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     API_KEY_ENCRYPTION_KEY: "cd".repeat(32),
     TRACKING_SECRET,
     ADMIN_TOKEN,
+    INTERNAL_TOKEN,
     AWS_REGION: "us-east-1",
     AWS_ACCESS_KEY_ID: "S3RVER",
     AWS_SECRET_ACCESS_KEY: "S3RVER",
@@ -171,11 +177,11 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       const text = await res.text();
       return { status: res.status, body: text ? JSON.parse(text) : null };
     },
-    async trigger(body, via) {
+    async trigger(body, via, headers = { "x-internal-token": INTERNAL_TOKEN }) {
       const d = via ?? dispatchers[0]!;
       const res = await fetch(`http://127.0.0.1:${d.internalPort}/trigger-campaign`, {
         method: "POST",
-        headers: { "content-type": "application/json" },
+        headers: { "content-type": "application/json", ...headers },
         body: typeof body === "string" ? body : JSON.stringify(body),
       });
       return { status: res.status, body: await res.json() };
