@@ -208,7 +208,7 @@ async function importFile(file: string, rows: number, label: string) {
   }, 250);
   const trigger = await fetch(`${d.internal_url}/trigger-job`, {
     method: "POST",
-    headers: { "Content-Type": "application/json" },
+    headers: { "Content-Type": "application/json", "x-internal-token": d.internal_token },
     body: JSON.stringify({ jobId }),
   });
   if (trigger.status !== 200) throw new Error(`trigger → ${trigger.status}: ${await trigger.text()}`);

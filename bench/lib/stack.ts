@@ -7,6 +7,8 @@ export interface Demo {
   base_url: string;
   internal_url: string;
   admin_token: string;
+  /** x-internal-token of the internal routes (POST /send-email, /trigger-job, /trigger-campaign). */
+  internal_token: string;
   project_id: string;
   live_key: string;
   test_key: string;

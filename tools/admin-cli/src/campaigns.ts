@@ -1,7 +1,7 @@
 // `pnpm admin campaigns …`: what the spec's dashboard does with campaigns, over the admin API; `trigger` calls
 // campaign-dispatcher's internal POST /trigger-campaign (spec 4.8).
 import type { Command } from "commander";
-import { type AdminTarget, call, resolveTriggerUrl } from "./client";
+import { type AdminTarget, call, resolveInternalToken, resolveTriggerUrl } from "./client";
 
 interface Tools {
   target: () => AdminTarget;
@@ -145,12 +145,12 @@ export function registerCampaignCommands(program: Command, t: Tools): void {
   campaigns
     .command("trigger <campaignId>")
     .description(
-      "POST /trigger-campaign on campaign-dispatcher's internal port (CAMPAIGN_URL or .local/demo.json)",
+      "POST /trigger-campaign on campaign-dispatcher's internal port (CAMPAIGN_URL and INTERNAL_TOKEN, or .local/demo.json)",
     )
     .action(async (cid: string) => {
       const res = await fetch(`${resolveTriggerUrl()}/trigger-campaign`, {
         method: "POST",
-        headers: { "Content-Type": "application/json" },
+        headers: { "Content-Type": "application/json", "x-internal-token": resolveInternalToken() },
         body: JSON.stringify({ campaignId: cid }),
       });
       print(await res.json());

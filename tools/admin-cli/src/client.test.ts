@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { resolveTarget, resolveTriggerUrl } from "./client";
+import { resolveInternalToken, resolveTarget, resolveTriggerUrl } from "./client";
 
 describe("the admin CLI finds its stack", () => {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "admin-cli-"));
@@ -13,6 +13,7 @@ describe("the admin CLI finds its stack", () => {
     write(".local", {
       internal_url: "http://127.0.0.1:3101",
       admin_token: "a",
+      internal_token: "int-a",
       campaign_url: "http://127.0.0.1:3104",
     });
     write(".local-b", {
@@ -26,6 +27,7 @@ describe("the admin CLI finds its stack", () => {
   it("reads .local/demo.json by default", () => {
     expect(resolveTarget({}, root)).toEqual({ url: "http://127.0.0.1:3101/admin", token: "a" });
     expect(resolveTriggerUrl({}, root)).toBe("http://127.0.0.1:3104");
+    expect(resolveInternalToken({}, root)).toBe("int-a");
   });
 
   it("reads the facts of the stack STACK_STATE_DIR names", () => {
@@ -39,5 +41,7 @@ describe("the admin CLI finds its stack", () => {
     expect(resolveTarget(env, root)).toEqual({ url: "http://h/admin", token: "t" });
     expect(resolveTriggerUrl(env, root)).toBe("http://c");
     expect(() => resolveTarget({ STACK_STATE_DIR: ".local-none" }, root)).toThrow(/ADMIN_TOKEN/);
+    expect(resolveInternalToken({ INTERNAL_TOKEN: "i" }, root)).toBe("i");
+    expect(() => resolveInternalToken({ STACK_STATE_DIR: ".local-b" }, root)).toThrow(/INTERNAL_TOKEN/);
   });
 });

@@ -42,16 +42,38 @@ export function resolveTriggerUrl(
   );
 }
 
+/**
+ * The internal token of POST /trigger-job and /trigger-campaign (sent as x-internal-token): INTERNAL_TOKEN, else
+ * `internal_token` of the stack's facts. The admin API takes the admin token instead.
+ */
+export function resolveInternalToken(
+  env: NodeJS.ProcessEnv = process.env,
+  root = path.resolve(__dirname, "../../.."),
+): string {
+  const token = env.INTERNAL_TOKEN ?? stackFacts(env, root).internal_token;
+  if (!token)
+    throw new Error(
+      "No internal token: set INTERNAL_TOKEN or run `pnpm start` first (it writes .local/demo.json).",
+    );
+  return token;
+}
+
+/** A call of an internal route (not the admin API): `base` is the service's internal address. */
+export function callInternal(base: string, route: string, body: unknown): Promise<unknown> {
+  return call({ url: base, token: "" }, "POST", route, body, { "x-internal-token": resolveInternalToken() });
+}
+
 export async function call(
   target: AdminTarget,
   method: string,
   route: string,
   body?: unknown,
+  headers: Record<string, string> = { Authorization: `Bearer ${target.token}` },
 ): Promise<unknown> {
   const res = await fetch(`${target.url}${route}`, {
     method,
     headers: {
-      Authorization: `Bearer ${target.token}`,
+      ...headers,
       ...(body !== undefined ? { "Content-Type": "application/json" } : {}),
     },
     ...(body !== undefined ? { body: JSON.stringify(body) } : {}),

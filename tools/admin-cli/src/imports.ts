@@ -14,7 +14,7 @@ import path from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { Command } from "commander";
-import { type AdminTarget, call } from "./client";
+import { type AdminTarget, call, callInternal } from "./client";
 
 interface Helpers {
   target: () => AdminTarget;
@@ -122,7 +122,7 @@ export function registerImportCommands(program: Command, h: Helpers): void {
     const job = await call(t, "GET", route`/projects/${id}/imports/${jobId}`);
     const preview = await call(t, "GET", route`/projects/${id}/imports/${jobId}/preview`);
     print({ job: (job as { job: unknown }).job, preview: (preview as { rows: unknown }).rows });
-    if (o.start) print(await call({ ...t, url: internalBase(t) }, "POST", "/trigger-job", { jobId }));
+    if (o.start) print(await callInternal(internalBase(t), "/trigger-job", { jobId }));
   });
 
   withOptionFlags(
@@ -142,7 +142,7 @@ export function registerImportCommands(program: Command, h: Helpers): void {
     .description("POST /trigger-job: a pending job starts; any other is left as it is")
     .action(async (jobId: string) => {
       const t = target();
-      print(await call({ ...t, url: internalBase(t) }, "POST", "/trigger-job", { jobId }));
+      print(await callInternal(internalBase(t), "/trigger-job", { jobId }));
     });
 
   imports
