@@ -3,7 +3,7 @@ import zlib from "node:zlib";
 import ExcelJS from "exceljs";
 import { ImportFileError } from "../errors";
 import { type ImportSource } from "../read/source";
-import { readZipDirectory, type ZipEntry } from "../zip/central-directory";
+import { checkZipLayout, readZipDirectory, type ZipEntry } from "../zip/central-directory";
 import { inflateEntry, scanEntry } from "../zip/inflate-entry";
 import { isBlank, ROW_BATCH, type Cell, type Row } from "./row";
 
@@ -36,8 +36,8 @@ const notXlsx = (what: string) =>
 /** The workbook's parts this reader needs, in the order exceljs must meet them, and the worksheet's name. */
 export interface XlsxPlan {
   sheetName: string;
-  /** Entries in file order with the next one's offset: a part's bytes are [offset, next) (data descriptor too). */
-  parts: { entry: ZipEntry; end: number }[];
+  /** The parts in the order exceljs reads them, each with where its compressed data starts. */
+  parts: { entry: ZipEntry; dataStart: number }[];
   sheet: ZipEntry;
   /** `<row>` elements of the sheet (rows with cells; the header among them) */
   sheetRows: number;
@@ -64,6 +64,7 @@ export async function planXlsx(
   limits: XlsxLimits = DEFAULT_XLSX_LIMITS,
 ): Promise<XlsxPlan> {
   const { entries, directoryOffset } = await readZipDirectory(source);
+  const layout = await checkZipLayout(source, entries, directoryOffset);
   const byName = new Map(entries.map((e) => [e.name, e]));
   const workbook = byName.get("xl/workbook.xml");
   if (!workbook) {
@@ -114,45 +115,60 @@ export async function planXlsx(
     maxItemBytes: limits.maxRowBytes,
     maxCells: limits.maxCells,
   });
-  // A part's bytes run to the next part's local header (or the directory): that includes a data descriptor.
-  const sorted = [...entries].sort((a, b) => a.localHeaderOffset - b.localHeaderOffset);
-  const endOf = (e: ZipEntry) =>
-    sorted.find((x) => x.localHeaderOffset > e.localHeaderOffset)?.localHeaderOffset ?? directoryOffset;
   const order = [rels, workbook, styles, shared, sheet].filter((e): e is ZipEntry => e !== undefined);
   return {
     sheetName,
-    parts: order.map((entry) => ({ entry, end: endOf(entry) })),
+    parts: order.map((entry) => ({ entry, dataStart: layout.get(entry)!.dataStart })),
     sheet,
     sheetRows: sheetScan.items,
     addSharedStrings: !shared,
   };
 }
 
-/** A stored ZIP entry (no compression) holding `content`, as a local file header and its bytes. */
-function storedEntry(name: string, content: string): Buffer {
-  const data = Buffer.from(content, "utf8");
-  const nameBytes = Buffer.from(name, "utf8");
+/**
+ * A local file header of our own making, sizes and checksum in it (no data descriptor, no extra field): exceljs
+ * reads exactly `compressedSize` bytes after it, so nothing but the checked data reaches it.
+ */
+function localHeader(e: Pick<ZipEntry, "name" | "method" | "crc32" | "compressedSize" | "uncompressedSize">) {
+  const nameBytes = Buffer.from(e.name, "utf8");
   const header = Buffer.alloc(30);
   header.writeUInt32LE(0x04034b50, 0);
   header.writeUInt16LE(20, 4);
-  header.writeUInt32LE(zlib.crc32(data) >>> 0, 14);
-  header.writeUInt32LE(data.length, 18);
-  header.writeUInt32LE(data.length, 22);
+  header.writeUInt16LE(0x0800, 6); // the name is UTF-8
+  header.writeUInt16LE(e.method, 8);
+  header.writeUInt32LE(e.crc32 >>> 0, 14);
+  header.writeUInt32LE(e.compressedSize, 18);
+  header.writeUInt32LE(e.uncompressedSize, 22);
   header.writeUInt16LE(nameBytes.length, 26);
-  return Buffer.concat([header, nameBytes, data]);
+  return Buffer.concat([header, nameBytes]);
+}
+
+/** A stored ZIP entry (no compression) holding `content`, as a local file header and its bytes. */
+function storedEntry(name: string, content: string): Buffer {
+  const data = Buffer.from(content, "utf8");
+  const size = data.length;
+  return Buffer.concat([
+    localHeader({ name, method: 0, crc32: zlib.crc32(data), compressedSize: size, uncompressedSize: size }),
+    data,
+  ]);
 }
 
 const EMPTY_SST =
   '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" count="0" uniqueCount="0"/>';
 
-/** The workbook's needed parts as one ZIP stream in the order exceljs wants them (its own directory is not read). */
+/**
+ * The workbook's needed parts as one ZIP stream in the order exceljs wants them (its own directory is not read),
+ * rebuilt from the checked entries: a header of our own, then the entry's compressed data and nothing else, so
+ * no byte the checks did not cover (a second local header hidden after the data) reaches exceljs.
+ */
 function partsStream(source: ImportSource, plan: XlsxPlan): Readable {
   async function* bytes() {
-    for (const { entry, end } of plan.parts) {
+    for (const { entry, dataStart } of plan.parts) {
       if (entry === plan.sheet && plan.addSharedStrings) yield storedEntry("xl/sharedStrings.xml", EMPTY_SST);
-      const last = Math.min(end, source.size) - 1;
-      for await (const chunk of await source.open({ start: entry.localHeaderOffset, end: last }))
-        yield chunk as Buffer;
+      yield localHeader(entry);
+      if (entry.compressedSize === 0) continue;
+      const last = dataStart + entry.compressedSize - 1;
+      for await (const chunk of await source.open({ start: dataStart, end: last })) yield chunk as Buffer;
     }
   }
   return Readable.from(bytes());
