@@ -3,12 +3,15 @@ import { IMPORT_LIMITS } from "@emailsvc/contracts";
 import type { Cell } from "../rows/row";
 
 /**
- * A cell a spreadsheet would run as a formula (`=`, `+`, `-`, `@`, or a tab or carriage return before one) gets
- * a leading apostrophe: the report holds what people uploaded, and opening it must not execute any of it
- * (OWASP "CSV injection").
+ * A cell a spreadsheet would run as a formula gets a leading apostrophe: the report holds what people uploaded,
+ * and opening it must not execute any of it (OWASP "CSV injection": a cell starting with `=`, `+`, `-`, `@`, a
+ * tab or a carriage return). Spreadsheets skip leading whitespace before a formula (` =1+1`, `\t=HYPERLINK(…)`,
+ * a no-break space), so the first character after it counts too.
  */
+const FORMULA = /^(?:[\t\r]|[\s\u00a0\u3000\ufeff]*[=+\-@])/;
+
 export function escapeFormula(value: string): string {
-  return /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  return FORMULA.test(value) ? `'${value}` : value;
 }
 
 /** A cell as the report keeps it: text, cut to IMPORT_LIMITS.reportCellChars. */
