@@ -24,10 +24,13 @@ afterAll(async () => {
 const count = async (sql: string, params: unknown[]) =>
   ((await h.deps.db.pool.query<{ n: number }>(sql, params)).rows[0]?.n ?? 0) as number;
 
+// signed: an unsigned shop's checkouts start no abandoned-cart emails (issue 43)
+const SECRET = "kill-test-secret-0123";
+
 it("a shop-ingest SIGKILLed mid-send leaves its claims to the next one: every step sent exactly once", async () => {
   const p = await h.makeProject();
   const domain = `kill-${run}.myshop.test`;
-  const shopId = await h.connect(p.projectId, domain, { secret: null, abandoned_steps_minutes: [1] });
+  const shopId = await h.connect(p.projectId, domain, { secret: SECRET, abandoned_steps_minutes: [1] });
   const [t] = (
     await h.deps.db.pool.query<{ id: string }>(
       `INSERT INTO templates (id, project_id, internal_id, name, subject, html)
@@ -76,7 +79,7 @@ it("a shop-ingest SIGKILLed mid-send leaves its claims to the next one: every st
       .set("x-shop-shop-domain", domain)
       .set("x-project-id", p.projectId)
       .set("x-shop-webhook-id", `kill-${run}-${i}`)
-      .set("x-shop-hmac-sha256", signShopBody(body, "unused"))
+      .set("x-shop-hmac-sha256", signShopBody(body, SECRET))
       .send(body);
     expect(r.status).toBe(200);
   }

@@ -146,20 +146,152 @@ describe("POST /webhooks/shop/:topic: the receiver", () => {
     expect((await deliver({ topic: "cart/update", body, ...open, secret: null })).status).toBe(200);
   });
 
-  it("x-project-id must be the shop's project, and the domain a connected shop: 401", async () => {
+  it("x-project-id must name an existing project: 400 naming the header, nothing stored", async () => {
     const s = await shop();
-    const other = await h.makeProject();
     const body = { ...corpus("carts-update"), token: uniq("cart") };
-    for (const projectId of [other.projectId, "not-a-uuid", ""]) {
-      const r = await deliver({ topic: "cart/update", body, ...s, projectId });
-      expect({ status: r.status, error: r.body.error }).toEqual({
-        status: 401,
-        error: "x-project-id does not match the project this shop is connected to",
+    const unknownDomain = `${uniq("nobody")}.myshop.test`;
+    for (const [projectId, domain] of [
+      ["not-a-uuid", s.domain],
+      ["", s.domain],
+      ["00000000-0000-4000-8000-000000000000", s.domain],
+      ["00000000-0000-4000-8000-000000000000", unknownDomain],
+    ] as const) {
+      const r = await deliver({ topic: "cart/update", body, ...s, projectId, domain });
+      expect({ projectId, status: r.status, body: r.body }).toEqual({
+        projectId,
+        status: 400,
+        body: { success: false, error: "x-project-id: must be the UUID of an existing project" },
       });
     }
-    const unknown = await deliver({ topic: "cart/update", body, ...s, domain: "nobody.myshop.test" });
-    expect(unknown.status).toBe(401);
     expect(await q("SELECT 1 FROM shop_webhook_events WHERE shop_id = $1", [s.shopId])).toHaveLength(0);
+    expect(await q("SELECT 1 FROM shop_connections WHERE shop_domain = $1", [unknownDomain])).toHaveLength(0);
+  });
+
+  it("a domain connected to another project, a bad signature, and (when required) an unsigned delivery: one 401 answer", async () => {
+    const s = await shop(); // signed, connected to its own project
+    const other = await h.makeProject();
+    const open = await shop({ secret: null });
+    const body = { ...corpus("carts-update"), token: uniq("cart") };
+    const answers = [
+      // the domain belongs to another project: signed or not, right secret or not
+      await deliver({ topic: "cart/update", body, ...s, projectId: other.projectId }),
+      await deliver({ topic: "cart/update", body, ...s, projectId: other.projectId, secret: null }),
+      await deliver({ topic: "cart/update", body, ...open, projectId: other.projectId, secret: null }),
+      // this project's domain, a bad signature
+      await deliver({ topic: "cart/update", body, ...s, secret: "wrong-secret-123" }),
+    ];
+    await q("UPDATE projects SET require_signed_shop_webhooks = true WHERE id = $1", [other.projectId]);
+    await q("UPDATE projects SET require_signed_shop_webhooks = true WHERE id = $1", [open.projectId]);
+    // required signed: an unknown domain, and a connected one without a secret
+    const unknownDomain = `${uniq("nobody")}.myshop.test`;
+    answers.push(
+      await deliver({
+        topic: "cart/update",
+        body,
+        domain: unknownDomain,
+        projectId: other.projectId,
+        secret: null,
+      }),
+      await deliver({ topic: "cart/update", body, ...open, secret: null }),
+    );
+    expect(answers.map((r) => ({ status: r.status, body: r.body }))).toEqual(
+      answers.map(() => ({ status: 401, body: { success: false, error: "Invalid HMAC signature" } })),
+    );
+    expect(await q("SELECT 1 FROM shop_connections WHERE shop_domain = $1", [unknownDomain])).toHaveLength(0);
+    expect(
+      await q("SELECT 1 FROM shop_webhook_events WHERE shop_id = ANY($1::uuid[])", [[s.shopId, open.shopId]]),
+    ).toHaveLength(0);
+  });
+
+  it("a domain no project has is connected to the delivery's project, unsigned; then checked, stored and de-duplicated like any", async () => {
+    p = await h.makeProject();
+    const domain = `${uniq("new")}.myshop.test`;
+    const at = { domain, projectId: p.projectId, secret: null };
+    // an invalid payload or a bad header first: 400, and the domain is not connected by it
+    const bad = await deliver({ topic: "order/create", body: { ...order(), currency: "XYZ" }, ...at });
+    expect({ status: bad.status, error: bad.body.error }).toEqual({
+      status: 400,
+      error: "currency: is not an ISO 4217 currency code",
+    });
+    const badDomain = await deliver({ topic: "order/create", body: order(), ...at, domain: "not a domain" });
+    expect({ status: badDomain.status, error: badDomain.body.error }).toEqual({
+      status: 400,
+      error: "x-shop-shop-domain: must be the store's domain name, e.g. example.myshop.com",
+    });
+    expect(await q("SELECT 1 FROM shop_connections WHERE shop_domain = $1", [domain])).toHaveLength(0);
+
+    const co = checkout();
+    const webhookId = uniq("first");
+    // a signature is sent, but there is no secret to check it with: accepted unsigned
+    const first = await deliver({
+      topic: "checkout/create",
+      body: co,
+      ...at,
+      webhookId,
+      hmac: "c29tZXRoaW5n",
+    });
+    expect({ status: first.status, body: first.body }).toEqual({
+      status: 200,
+      body: { success: true, message: "Webhook checkout/create received" },
+    });
+    const [conn] = await q<{
+      id: string;
+      project_id: string;
+      secret_enc: string | null;
+      connected_by: string;
+    }>("SELECT id, project_id, secret_enc, connected_by FROM shop_connections WHERE shop_domain = $1", [
+      domain,
+    ]);
+    expect(conn).toEqual({
+      id: expect.any(String),
+      project_id: p.projectId,
+      secret_enc: null,
+      connected_by: "delivery",
+    });
+    const again = await deliver({ topic: "checkout/create", body: co, ...at, webhookId });
+    expect({ status: again.status, error: again.body.error }).toEqual({
+      status: 409,
+      error: "Duplicate webhook: already received",
+    });
+    // 20 deliveries racing for a second new domain connect it once
+    const racing = `${uniq("race")}.myshop.test`;
+    const raced = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        deliver({
+          topic: "cart/update",
+          body: { token: uniq("cart"), line_items: [] },
+          ...at,
+          domain: racing,
+        }),
+      ),
+    );
+    expect(raced.map((r) => r.status)).toEqual(raced.map(() => 200));
+    expect(await q("SELECT 1 FROM shop_connections WHERE shop_domain = $1", [racing])).toHaveLength(1);
+    const events = await q<{ signed: boolean }>("SELECT signed FROM shop_webhook_events WHERE shop_id = $1", [
+      conn!.id,
+    ]);
+    expect(events).toEqual([{ signed: false }]);
+    // the unsigned checkout is applied (lead, event) but starts no abandoned-cart timer
+    await waitFor(
+      async () =>
+        (await q("SELECT 1 FROM shop_checkouts WHERE shop_id = $1 AND token = $2", [conn!.id, co.token]))
+          .length === 1,
+      10_000,
+      "the unsigned checkout applied",
+    );
+    expect(await q("SELECT 1 FROM abandoned_cart_steps WHERE shop_id = $1", [conn!.id])).toHaveLength(0);
+    // another project cannot take it over, and the count of unsigned shops' deliveries is exposed as a metric
+    const other = await h.makeProject();
+    const stolen = await deliver({
+      topic: "cart/update",
+      body: { token: "t", line_items: [] },
+      domain,
+      projectId: other.projectId,
+      secret: null,
+    });
+    expect(stolen.status).toBe(401);
+    const metrics = await h.deps.metrics.registry.metrics();
+    expect(metrics).toMatch(/^shop_webhooks_unsigned_total\{[^}]*connected="true"[^}]*\} [1-9]/m);
   });
 
   it("every bad input is a 4xx naming what is wrong, never a 500", async () => {
@@ -244,6 +376,7 @@ describe("POST /webhooks/shop/:topic: the receiver", () => {
         shopId: sh.shopId,
         webhookId,
         topic,
+        signed: true,
         payloadJson: JSON.stringify({ token: uniq("cart"), line_items: [] }),
         outbox: {
           exchange: Exchanges.shopWebhooks,
@@ -409,6 +542,35 @@ describe("abandoned-cart automation", () => {
     ]);
   });
 
+  it("an unsigned shop's checkouts start no abandoned-cart emails until the operator allows them for that shop", async () => {
+    const s = await shop({ secret: null, abandoned_steps_minutes: [1] });
+    const tpl = await template(s.projectId);
+    await updateShop(h.deps.db, s.projectId, s.shopId, {
+      abandoned_template_id: tpl,
+      abandoned_from_email: p.sender,
+    });
+    const off = checkout();
+    expect((await deliver({ topic: "checkout/create", body: off, ...s, secret: null })).status).toBe(200);
+    await settle(s.shopId);
+    expect(await q("SELECT 1 FROM abandoned_cart_steps WHERE shop_id = $1", [s.shopId])).toHaveLength(0);
+
+    await updateShop(h.deps.db, s.projectId, s.shopId, { allow_unsigned_abandoned_cart: true });
+    const on = checkout();
+    expect((await deliver({ topic: "checkout/create", body: on, ...s, secret: null })).status).toBe(200);
+    await settle(s.shopId);
+    // turned off again before the step is due: the step is skipped, saying why
+    await updateShop(h.deps.db, s.projectId, s.shopId, { allow_unsigned_abandoned_cart: false });
+    await new Promise((r) => setTimeout(r, 1_500));
+    await h.loop().tick();
+    const steps = await q<{ status: string; reason: string | null }>(
+      "SELECT status, reason FROM abandoned_cart_steps WHERE shop_id = $1",
+      [s.shopId],
+    );
+    expect(steps).toEqual([
+      { status: "skipped", reason: expect.stringMatching(/^the shop has no webhook secret/) },
+    ]);
+  });
+
   it("an order that arrives before its checkout: no timer starts; unsubscribed leads are skipped", async () => {
     const s = await shop({ abandoned_steps_minutes: [1] });
     const co = checkout();
@@ -552,6 +714,30 @@ describe("revenue attribution", () => {
     expect(await campaignStats(h.deps.db.pool, s.projectId, testTouch.campaign_id)).toMatchObject({
       attributed_orders: 0,
       attributed_revenue_minor: 0,
+    });
+    // an unsigned order (a shop without a secret) is attributed, and counted apart in the stats
+    const open = await shop({ secret: null });
+    const unsignedBuyer = `${uniq("buyer")}@example.org`;
+    const touch = await campaignSend(open.projectId, unsignedBuyer, 1, null);
+    expect(
+      (await deliver({ topic: "order/create", body: order({ email: unsignedBuyer }), ...open, secret: null }))
+        .status,
+    ).toBe(200);
+    await settle(open.shopId);
+    const [unsignedOrder] = await q<{ signed: boolean; touch: string | null }>(
+      "SELECT signed, attributed_touch AS touch FROM shop_orders WHERE shop_id = $1",
+      [open.shopId],
+    );
+    expect(unsignedOrder).toEqual({ signed: false, touch: "click" });
+    expect(await campaignStats(h.deps.db.pool, open.projectId, touch.campaign_id)).toMatchObject({
+      attributed_orders: 1,
+      attributed_revenue_minor: 40994,
+      unsigned_attributed_orders: 1,
+      unsigned_attributed_revenue_minor: 40994,
+    });
+    expect(await campaignStats(h.deps.db.pool, s.projectId, clicked.campaign_id)).toMatchObject({
+      unsigned_attributed_orders: 0,
+      unsigned_attributed_revenue_minor: 0,
     });
     // open_window_hours 0 turns opens off
     await updateShop(h.deps.db, s.projectId, s.shopId, { open_window_hours: 0 });

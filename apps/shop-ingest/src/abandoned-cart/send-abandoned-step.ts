@@ -1,4 +1,4 @@
-import { currencyExponent } from "@emailsvc/contracts";
+import { currencyExponent, UNSIGNED_ABANDONED_CART_OFF } from "@emailsvc/contracts";
 import { renderTemplate } from "@emailsvc/content";
 import { type Db, type DueStep, finishStep, releaseStep } from "@emailsvc/db";
 import type { Logger } from "@emailsvc/observability";
@@ -36,7 +36,7 @@ export function abandonedCartVariables(step: DueStep): Record<string, unknown> {
 
 /**
  * One claimed step. At send time it checks again that no order closed the checkout, that the lead has not
- * unsubscribed, that no other checkout's abandoned-cart email reached the lead in 24 h (steps of one checkout
+ * unsubscribed, that the shop signs its deliveries (or allows unsigned ones to send), that no other checkout's abandoned-cart email reached the lead in 24 h (steps of one checkout
  * follow their own delays), and that the shop has a template and sender. The send goes through the shared send
  * model (`automation`, `automation_run_id` = the checkout) with the step's id as its message id: a step claimed
  * again after a crash finds its send already accepted (the id is taken) and does not send twice.
@@ -49,6 +49,7 @@ export async function sendAbandonedStep(
   if (step.ordered) return finish({ status: "stopped", reason: "order placed" }).then(() => "stopped");
   const skip = (reason: string) => finish({ status: "skipped", reason }).then((): StepOutcome => "skipped");
   if (step.unsubscribed) return skip("lead unsubscribed");
+  if (step.unsigned_not_allowed) return skip(UNSIGNED_ABANDONED_CART_OFF);
   if (step.recently_mailed)
     return skip("another abandoned-cart email reached this lead in the last 24 hours");
   if (!step.abandoned_template_id || !step.abandoned_from_email)

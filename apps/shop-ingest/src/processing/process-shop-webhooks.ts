@@ -182,7 +182,10 @@ export async function processShopWebhooks(
     );
     const checkouts: Applied<CheckoutInput>[] = parsed.map(({ ev, co, startedAt }, i) => {
       const exponent = currencyExponent(co.currency);
-      const first = ev.abandoned_steps_minutes?.[0];
+      // An unsigned checkout could have been posted by anyone who knows the project id, for any address: it starts
+      // no abandoned-cart emails unless the operator allowed them for this shop.
+      const first =
+        ev.signed || ev.allow_unsigned_abandoned_cart ? ev.abandoned_steps_minutes?.[0] : undefined;
       return {
         ...ref(ev),
         input: {
@@ -254,6 +257,7 @@ export async function processShopWebhooks(
           cancelled: Boolean(order.cancelled_at),
           financialStatus: order.financial_status ?? null,
           placedAt,
+          signed: ev.signed,
         },
       };
     });

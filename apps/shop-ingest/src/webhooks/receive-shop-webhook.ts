@@ -1,10 +1,13 @@
+import { randomBytes } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import {
   Exchanges,
   isUuid,
   makeEnvelope,
   RoutingKeys,
+  type ProjectId,
   SHOP_LIMITS,
+  shopDomainSchema,
   shopPayloadChecks,
   shopTopicOf,
   type ShopTopic,
@@ -18,7 +21,7 @@ import {
   readRawBody,
   type FastAnswer,
 } from "@emailsvc/http";
-import type { CachedShop } from "./shop-cache";
+import type { ShopLookups } from "./shop-cache";
 import { shopHmacMatches } from "./verify-shop-hmac";
 
 export const SHOP_WEBHOOK_PREFIX = "/webhooks/shop/";
@@ -29,9 +32,18 @@ const ROUTING_KEYS = {
   "order/create": RoutingKeys.shopOrderCreate,
 } as const satisfies Record<ShopTopic, string>;
 
+/**
+ * The one 401 answer: a bad signature where the shop has a secret, a domain connected to another project, and (for
+ * a project that requires signed deliveries) an unsigned delivery all read the same, so a caller who knows a
+ * project id cannot tell which domains are connected where beyond what the statuses themselves say.
+ */
 export const MSG_INVALID_HMAC = "Invalid HMAC signature";
-export const MSG_UNKNOWN_SHOP = "Unknown shop: no shop with this x-shop-shop-domain is connected";
-export const MSG_PROJECT_MISMATCH = "x-project-id does not match the project this shop is connected to";
+export const MSG_PROJECT_HEADER = "x-project-id: must be the UUID of an existing project";
+export const MSG_DOMAIN_HEADER =
+  "x-shop-shop-domain: must be the store's domain name, e.g. example.myshop.com";
+
+/** A key no shop has: an HMAC is computed for every 401, so the answer takes as long whichever check failed. */
+const NO_SECRET = [randomBytes(32).toString("hex")];
 
 /**
  * A number jsonb refuses or blows up: it keeps numbers as PostgreSQL numerics, which end at 1e131072 and 16,383
@@ -68,17 +80,24 @@ export type RecordShopWebhook = (
 ) => Promise<"stored" | "duplicate">;
 
 /**
- * POST /webhooks/shop/:topic (spec 4.9). In order: the topic (400), the shop by `x-shop-shop-domain` and its
- * project by `x-project-id` (401), the HMAC of the raw body when the shop has a secret (401), the JSON and the
- * topic's required fields (400), `x-shop-webhook-id` (400). Then the delivery and its outbox row are stored in one
- * statement before the 200; a webhook id the shop already delivered answers 409, or 200 `duplicate: true` when the
- * shop chose that (the platform retries every non-2xx answer and may drop a subscription that keeps failing).
+ * POST /webhooks/shop/:topic (spec 4.9), checked in the spec's order of its answers:
+ *   400  the topic; `x-project-id` (an existing project's UUID); `x-shop-shop-domain` (a domain name); the JSON and
+ *        the topic's required fields; `x-shop-webhook-id`. Nothing is looked up by domain or stored before these.
+ *   401  the HMAC of the raw body where the shop has a secret; a domain connected to another project; an unsigned
+ *        delivery to a project that requires signed ones. One message for all (see MSG_INVALID_HMAC).
+ *   409  a webhook id the shop already delivered (or 200 `duplicate: true` when the shop chose that: the platform
+ *        retries every non-2xx answer and may drop a subscription that keeps failing).
+ * A domain no project has is connected to the delivery's project without a secret (spec 7.9 checks the signature
+ * only "when a platform secret is configured"), and its deliveries are stored marked unsigned. The delivery and
+ * its outbox row are stored in one statement before the 200.
  */
 export async function receiveShopWebhook(
   deps: {
     record: RecordShopWebhook;
-    shops: (domain: string) => Promise<CachedShop | null>;
+    lookups: ShopLookups;
     kickOutbox: () => void;
+    /** a delivery accepted unsigned, and whether it connected its domain */
+    onUnsigned?: (connected: boolean) => void;
   },
   req: IncomingMessage,
 ): Promise<FastAnswer> {
@@ -89,15 +108,12 @@ export async function receiveShopWebhook(
       "Unsupported topic: expected cart/update, checkout/create or order/create",
     );
   const raw = await readRawBody(req, SHOP_LIMITS.bodyBytes);
-  const domain = header(req, "x-shop-shop-domain")?.trim().toLowerCase();
-  const found = domain ? await deps.shops(domain) : null;
-  if (!found) throw new AppError(ErrorCode.UNAUTHORIZED, MSG_UNKNOWN_SHOP);
-  const { shop, secrets } = found;
-  const projectId = header(req, "x-project-id")?.trim();
-  if (!projectId || !isUuid(projectId) || projectId.toLowerCase() !== shop.project_id)
-    throw new AppError(ErrorCode.UNAUTHORIZED, MSG_PROJECT_MISMATCH);
-  if (secrets.length && !shopHmacMatches(raw, header(req, "x-shop-hmac-sha256"), secrets))
-    throw new AppError(ErrorCode.UNAUTHORIZED, MSG_INVALID_HMAC);
+  const projectHeader = header(req, "x-project-id")?.trim().toLowerCase();
+  const project = projectHeader && isUuid(projectHeader) ? await deps.lookups.project(projectHeader) : null;
+  if (!project) throw new AppError(ErrorCode.VALIDATION, MSG_PROJECT_HEADER);
+  const domainParsed = shopDomainSchema.safeParse(header(req, "x-shop-shop-domain") ?? "");
+  if (!domainParsed.success) throw new AppError(ErrorCode.VALIDATION, MSG_DOMAIN_HEADER);
+  const domain = domainParsed.data;
 
   let body: unknown;
   const json = raw.toString("utf8");
@@ -120,23 +136,40 @@ export async function receiveShopWebhook(
   if (!webhookId || webhookId.length > 255)
     throw new AppError(ErrorCode.VALIDATION, "x-shop-webhook-id: is required (1 to 255 characters)");
 
+  const signature = header(req, "x-shop-hmac-sha256");
+  const refuse = (): never => {
+    shopHmacMatches(raw, signature, NO_SECRET); // the same work as a signature check, whatever was refused
+    throw new AppError(ErrorCode.UNAUTHORIZED, MSG_INVALID_HMAC);
+  };
+  let found = await deps.lookups.shop(domain);
+  let connected = false;
+  if (!found) {
+    if (project.require_signed_shop_webhooks) refuse();
+    found = await deps.lookups.connect(project.project_id, domain);
+    connected = found?.shop.project_id === project.project_id;
+    if (!found) throw new AppError(ErrorCode.INTERNAL, "The shop connection could not be read back");
+  }
+  const { shop, secrets } = found;
+  if (shop.project_id !== project.project_id) refuse();
+  const signed = secrets.length > 0;
+  if (signed ? !shopHmacMatches(raw, signature, secrets) : project.require_signed_shop_webhooks) refuse();
+
+  const projectId: ProjectId = shop.project_id;
   const id = timeOrderedUuid();
-  const envelope = makeEnvelope(
-    ROUTING_KEYS[topic],
-    { webhookEventIds: [id] },
-    { projectId: shop.project_id },
-  );
+  const envelope = makeEnvelope(ROUTING_KEYS[topic], { webhookEventIds: [id] }, { projectId });
   const outcome = await deps.record({
     id,
-    projectId: shop.project_id,
+    projectId,
     shopId: shop.id,
     webhookId,
     topic,
+    signed,
     // the body as received (PostgreSQL parses it into jsonb): the text JSON.parse just accepted
     payloadJson: json,
     outbox: { exchange: Exchanges.shopWebhooks, routingKey: ROUTING_KEYS[topic], payload: envelope },
   });
   if (outcome === "stored") {
+    if (!signed) deps.onUnsigned?.(connected);
     deps.kickOutbox();
     return { status: 200, body: { success: true, message: `Webhook ${topic} received` } };
   }

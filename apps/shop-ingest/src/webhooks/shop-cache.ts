@@ -1,9 +1,30 @@
-import { decryptSecret, type Db, findShopByDomain, type ShopRow } from "@emailsvc/db";
+import type { ProjectId } from "@emailsvc/contracts";
+import {
+  connectShopFromDelivery,
+  decryptSecret,
+  type Db,
+  findShopByDomain,
+  findShopProjectPolicy,
+  type ShopProjectPolicy,
+  type ShopRow,
+} from "@emailsvc/db";
 
 export interface CachedShop {
   shop: ShopRow;
   /** the secrets a delivery may be signed with now, decrypted */
   secrets: string[];
+}
+
+/** What the receiver reads for every delivery: the shop of its domain and the project of its x-project-id. */
+export interface ShopLookups {
+  shop(domain: string): Promise<CachedShop | null>;
+  /** null: no such project */
+  project(projectId: string): Promise<ShopProjectPolicy | null>;
+  /**
+   * Connects a domain no project has to `projectId`, without a secret, and answers the domain's connection as it
+   * is then: this one, or the one a concurrent delivery (another replica's, perhaps to another project) made first.
+   */
+  connect(projectId: ProjectId, domain: string): Promise<CachedShop | null>;
 }
 
 interface Entry {
@@ -13,13 +34,18 @@ interface Entry {
   previous: string | null;
 }
 
+/** Entries kept per map; past it the map is emptied (a flood of made-up domains or project ids cannot grow it). */
+const MAX_ENTRIES = 10_000;
+
 /**
- * Shop connections by domain with their secrets decrypted, held `ttlMs` (a busy shop sends hundreds of webhooks a
- * second, each needing its connection). A rotated secret or a changed setting takes effect within `ttlMs`; the end
- * of a previous secret's grace is checked on every read. 0 turns the cache off.
+ * Shop connections by domain with their secrets decrypted, and projects by id, held `ttlMs` (a busy shop sends
+ * hundreds of webhooks a second, each needing both). A rotated secret or a changed setting takes effect within
+ * `ttlMs`; the end of a previous secret's grace is checked on every read. Misses are held too, so made-up domains
+ * or project ids cost one query each per `ttlMs`. 0 turns the cache off.
  */
-export function createShopCache(db: Db, encryptionKey: string, ttlMs: number) {
+export function createShopCache(db: Db, encryptionKey: string, ttlMs: number): ShopLookups {
   const entries = new Map<string, Entry>();
+  const projects = new Map<string, { at: number; policy: ShopProjectPolicy | null }>();
   const view = (e: Entry): CachedShop | null => {
     if (!e.shop) return null;
     const until = e.shop.previous_secret_expires_at;
@@ -28,21 +54,41 @@ export function createShopCache(db: Db, encryptionKey: string, ttlMs: number) {
     );
     return { shop: e.shop, secrets };
   };
-  return async (domain: string): Promise<CachedShop | null> => {
-    const now = Date.now();
-    const hit = entries.get(domain);
-    if (hit && now - hit.at < ttlMs) return view(hit);
-    const shop = (await findShopByDomain(db, domain)) ?? null;
+  const remember = (domain: string, shop: ShopRow | null): Entry => {
     const entry: Entry = {
-      at: now,
+      at: Date.now(),
       shop,
       current: shop?.secret_enc ? decryptSecret(shop.secret_enc, encryptionKey) : null,
       previous: shop?.previous_secret_enc ? decryptSecret(shop.previous_secret_enc, encryptionKey) : null,
     };
     if (ttlMs > 0) {
-      if (entries.size > 10_000) entries.clear();
+      if (entries.size > MAX_ENTRIES) entries.clear();
       entries.set(domain, entry);
     }
-    return view(entry);
+    return entry;
+  };
+  const shop = async (domain: string): Promise<CachedShop | null> => {
+    const hit = entries.get(domain);
+    if (hit && Date.now() - hit.at < ttlMs) return view(hit);
+    return view(remember(domain, (await findShopByDomain(db, domain)) ?? null));
+  };
+  return {
+    shop,
+    async project(projectId) {
+      const hit = projects.get(projectId);
+      if (hit && Date.now() - hit.at < ttlMs) return hit.policy;
+      const policy = (await findShopProjectPolicy(db, projectId)) ?? null;
+      if (ttlMs > 0) {
+        if (projects.size > MAX_ENTRIES) projects.clear();
+        projects.set(projectId, { at: Date.now(), policy });
+      }
+      return policy;
+    },
+    async connect(projectId, domain) {
+      const created = await connectShopFromDelivery(db, projectId, domain);
+      if (created) return view(remember(domain, created));
+      entries.delete(domain);
+      return shop(domain);
+    },
   };
 }

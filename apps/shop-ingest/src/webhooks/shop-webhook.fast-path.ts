@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createBatcher, type Db, recordShopWebhooks } from "@emailsvc/db";
 import { fastRoute } from "@emailsvc/http";
-import type { Logger, Metrics } from "@emailsvc/observability";
+import type { Counter, Logger, Metrics } from "@emailsvc/observability";
 import { receiveShopWebhook, type RecordShopWebhook, SHOP_WEBHOOK_PREFIX } from "./receive-shop-webhook";
 import { createShopCache } from "./shop-cache";
 
@@ -24,9 +24,18 @@ export function shopWebhookFastPath(deps: {
   statementsInFlight: number;
   kickOutbox: () => void;
   logger: Logger;
-  metrics: Pick<Metrics, "httpDuration">;
+  metrics: Pick<Metrics, "httpDuration" | "counter" | "registry">;
 }): (req: IncomingMessage, res: ServerResponse) => boolean {
-  const shops = createShopCache(deps.db, deps.encryptionKey, deps.shopCacheMs);
+  const lookups = createShopCache(deps.db, deps.encryptionKey, deps.shopCacheMs);
+  // one counter per registry, however many apps a test builds on one set of deps
+  const unsigned =
+    (deps.metrics.registry.getSingleMetric("shop_webhooks_unsigned_total") as
+      Counter<"connected"> | undefined) ??
+    deps.metrics.counter(
+      "shop_webhooks_unsigned_total",
+      "Shop webhooks accepted unsigned (the shop has no secret); connected=true: the delivery connected its domain",
+      ["connected"],
+    );
   const batcher = createBatcher<Parameters<RecordShopWebhook>[0], "stored" | "duplicate">({
     run: (rows) => recordShopWebhooks(deps.db, rows),
     maxBatch: 200,
@@ -34,8 +43,9 @@ export function shopWebhookFastPath(deps: {
   });
   const receive = {
     record: (row: Parameters<RecordShopWebhook>[0]) => batcher.submit(row),
-    shops,
+    lookups,
     kickOutbox: deps.kickOutbox,
+    onUnsigned: (connected: boolean) => unsigned.inc({ connected: String(connected) }),
   };
   return fastRoute({
     method: "POST",

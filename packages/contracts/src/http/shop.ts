@@ -168,13 +168,28 @@ export type CartUpdatePayload = z.output<typeof cartUpdatePayload>;
 export type CheckoutCreatePayload = z.output<typeof checkoutCreatePayload>;
 export type OrderCreatePayload = z.output<typeof orderCreatePayload>;
 
+/**
+ * A store's domain (`x-shop-shop-domain`, the admin API's `shop_domain`), lower-cased: letters, digits and hyphens
+ * in two or more dot-separated labels. The receiver connects an unknown one (issue 43), so it must look like one.
+ */
+export const shopDomainSchema = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .max(253)
+  .regex(/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$/, "must be a domain name");
+
+/**
+ * Why an unsigned shop sends no abandoned-cart emails: the admin API shows it on the shop, and a step skipped for it
+ * keeps it as its reason.
+ */
+export const UNSIGNED_ABANDONED_CART_OFF =
+  "the shop has no webhook secret, so its checkouts arrive unsigned: anyone who knows the project id could post " +
+  "one for any address. Set a secret (rotate-secret), or allow_unsigned_abandoned_cart on the shop";
+
 /** Admin: connect a shop to a project. */
 export const connectShopSchema = z.strictObject({
-  shop_domain: z
-    .string()
-    .trim()
-    .toLowerCase()
-    .regex(/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)+$/, "must be a domain name"),
+  shop_domain: shopDomainSchema,
   secret: z.string().min(8).max(500).nullish(),
   duplicate_answer: z.enum(["conflict", "ok"]).optional(),
   click_window_hours: z
@@ -202,6 +217,12 @@ export const connectShopSchema = z.strictObject({
   abandoned_template_id: z.uuid().nullish(),
   abandoned_from_email: z.email().nullish(),
   abandoned_from_name: z.string().max(255).nullish(),
+  /**
+   * Abandoned-cart emails for checkouts that arrive unsigned (the shop has no secret). Off by default: anyone who
+   * knows the project id can post an unsigned checkout for any address, and the email would go from the project's
+   * domain. Turn it on only for a shop whose platform cannot sign, knowing that.
+   */
+  allow_unsigned_abandoned_cart: z.boolean().optional(),
 });
 export const updateShopSchema = connectShopSchema.omit({ shop_domain: true, secret: true }).partial();
 /** Rotation: the old secret stays valid for `grace_minutes` (default 60: the platform takes up to an hour). */

@@ -156,16 +156,24 @@ export const receiverRoutes: RouteDoc[] = [
     description:
       "`{topic}` is `cart/update`, `checkout/create` or `order/create` written as path segments " +
       "(`/webhooks/shop/order/create`; the platform's plural names `orders/create` are accepted too). The body is " +
-      "the platform's resource as JSON. Checked in order: the topic (400), the shop by `x-shop-shop-domain` and " +
-      "`x-project-id` = its project (401), `x-shop-hmac-sha256` = base64 HMAC-SHA256 of the raw body with the " +
-      "shop's secret or, during a rotation's grace, its previous one (401; not checked when the shop has no " +
-      "secret), the JSON and the topic's required fields (400), `x-shop-webhook-id` (400). The delivery is stored " +
-      "with its queue message before the 200. A webhook id the shop already delivered is a 409, or a 200 with " +
-      "`duplicate: true` for a shop set to answer duplicates with 200 (the platform retries every non-2xx answer " +
-      "and may drop a subscription that keeps failing).",
+      "the platform's resource as JSON. Checked in the order of the answers: 400 for the topic, an `x-project-id` " +
+      "that is not an existing project's UUID, an `x-shop-shop-domain` that is not a domain name, the JSON and the " +
+      "topic's required fields, a missing `x-shop-webhook-id`; then 401 (one answer, `Invalid HMAC signature`) " +
+      "for a domain connected to another project, an `x-shop-hmac-sha256` that is not the base64 HMAC-SHA256 of " +
+      "the raw body with the shop's secret (or, during a rotation's grace, its previous one) where the shop has " +
+      "one, or an unsigned delivery to a project with `require_signed_shop_webhooks`; then 409. A domain no " +
+      "project has is connected to the `x-project-id` project without a secret, and its deliveries are accepted " +
+      "unsigned (spec 7.9 checks the signature only when a secret is configured); an unsigned checkout starts no " +
+      "abandoned-cart emails unless the operator allows them for the shop. The delivery is stored with its queue " +
+      "message before the 200. A webhook id the shop already delivered is a 409, or a 200 with `duplicate: true` " +
+      "for a shop set to answer duplicates with 200 (the platform retries every non-2xx answer and may drop a " +
+      "subscription that keeps failing).",
     pathParams: { topic: { description: "cart/update, checkout/create or order/create" } },
     headers: {
-      "x-project-id": { description: "The project the shop is connected to", required: true },
+      "x-project-id": {
+        description: "The project the shop is connected to (or is to be connected to, for a new domain)",
+        required: true,
+      },
       "x-shop-shop-domain": { description: "The shop's domain", required: true },
       "x-shop-hmac-sha256": {
         description: "base64 HMAC-SHA256 of the raw body (when the shop has a secret)",
@@ -185,8 +193,14 @@ export const receiverRoutes: RouteDoc[] = [
           duplicate: z.literal(true).optional(),
         }),
       },
-      400: badRequest("Unsupported topic, invalid JSON, a missing or invalid field (named), no webhook id"),
-      401: badRequest("Invalid HMAC signature, unknown shop domain, or x-project-id not the shop's project"),
+      400: badRequest(
+        "Unsupported topic, x-project-id not an existing project, x-shop-shop-domain not a domain, invalid JSON, " +
+          "a missing or invalid field (named), no webhook id",
+      ),
+      401: badRequest(
+        "Invalid HMAC signature: a bad signature where the shop has a secret, a domain connected to another " +
+          "project, or an unsigned delivery where the project requires signed ones",
+      ),
       409: badRequest("Duplicate webhook: this webhook id was already received"),
       413: badRequest("Body too large (2 MB)"),
       500: internalError,

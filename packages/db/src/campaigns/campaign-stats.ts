@@ -70,17 +70,29 @@ const unsubscribes: CampaignStatSource = async (q, projectId, campaignId) => {
 /**
  * Orders attributed to this campaign's sends by last touch (shop webhooks, issue 27) and their revenue in minor
  * units of the shop's currency; test and cancelled orders are attributed with no revenue, so they count in neither.
+ * The `unsigned_` figures are the part of those that came in unsigned (a shop without a secret: anyone who knows
+ * the project id could have posted them), for the dashboard to show apart.
  */
 const attributedRevenue: CampaignStatSource = async (q, projectId, campaignId) => {
-  const { rows } = await q.query<{ attributed_orders: number; attributed_revenue_minor: string }>(
+  const { rows } = await q.query<{
+    attributed_orders: number;
+    attributed_revenue_minor: string;
+    unsigned_attributed_orders: number;
+    unsigned_attributed_revenue_minor: string;
+  }>(
     `SELECT count(*) FILTER (WHERE attributed_revenue_minor > 0)::int AS attributed_orders,
-            COALESCE(sum(attributed_revenue_minor), 0)::text AS attributed_revenue_minor
+            COALESCE(sum(attributed_revenue_minor), 0)::text AS attributed_revenue_minor,
+            count(*) FILTER (WHERE attributed_revenue_minor > 0 AND NOT signed)::int AS unsigned_attributed_orders,
+            COALESCE(sum(attributed_revenue_minor) FILTER (WHERE NOT signed), 0)::text
+              AS unsigned_attributed_revenue_minor
        FROM shop_orders WHERE project_id = $1 AND attributed_campaign_id = $2`,
     [projectId, campaignId],
   );
   return {
     attributed_orders: rows[0]!.attributed_orders,
     attributed_revenue_minor: Number(rows[0]!.attributed_revenue_minor),
+    unsigned_attributed_orders: rows[0]!.unsigned_attributed_orders,
+    unsigned_attributed_revenue_minor: Number(rows[0]!.unsigned_attributed_revenue_minor),
   };
 };
 

@@ -30,6 +30,11 @@ export interface DueStep {
   abandoned_template_id: string | null;
   abandoned_from_email: string | null;
   abandoned_from_name: string | null;
+  /**
+   * the shop has no secret (its checkouts arrive unsigned) and the operator has not allowed abandoned-cart emails
+   * for unsigned checkouts: the step is skipped
+   */
+  unsigned_not_allowed: boolean;
 }
 
 /**
@@ -60,7 +65,8 @@ export async function claimDueSteps(db: Db, limit: number, claimSeconds: number)
                      WHERE o.project_id = c.project_id AND o.lead_id = COALESCE(c.lead_id, ck.lead_id)
                        AND o.checkout_id <> c.checkout_id AND o.status = 'sent'
                        AND o.updated_at > now() - interval '24 hours') AS recently_mailed,
-            sc.abandoned_steps_minutes, sc.abandoned_template_id, sc.abandoned_from_email, sc.abandoned_from_name
+            sc.abandoned_steps_minutes, sc.abandoned_template_id, sc.abandoned_from_email, sc.abandoned_from_name,
+            (sc.secret_enc IS NULL AND NOT sc.allow_unsigned_abandoned_cart) AS unsigned_not_allowed
        FROM claimed c
        JOIN shop_checkouts ck ON ck.id = c.checkout_id
        JOIN shop_connections sc ON sc.id = c.shop_id

@@ -18,13 +18,17 @@ export interface ShopRow {
   abandoned_template_id: string | null;
   abandoned_from_email: string | null;
   abandoned_from_name: string | null;
+  /** 'admin': the operator connected it; 'delivery': a webhook for an unconnected domain did (no secret) */
+  connected_by: "admin" | "delivery";
+  /** abandoned-cart emails for checkouts delivered unsigned (off unless the operator turns them on) */
+  allow_unsigned_abandoned_cart: boolean;
   created_at: Date;
   updated_at: Date;
 }
 
 const COLUMNS = `id, project_id, shop_domain, secret_enc, previous_secret_enc, previous_secret_expires_at,
   duplicate_answer, click_window_hours, open_window_hours, abandoned_steps_minutes, abandoned_template_id,
-  abandoned_from_email, abandoned_from_name, created_at, updated_at`;
+  abandoned_from_email, abandoned_from_name, connected_by, allow_unsigned_abandoned_cart, created_at, updated_at`;
 
 /** The settings a connection carries besides its domain and secret. */
 export interface ShopSettings {
@@ -35,6 +39,7 @@ export interface ShopSettings {
   abandoned_template_id?: string | null;
   abandoned_from_email?: string | null;
   abandoned_from_name?: string | null;
+  allow_unsigned_abandoned_cart?: boolean;
 }
 
 const SETTING_COLUMNS = [
@@ -45,11 +50,12 @@ const SETTING_COLUMNS = [
   "abandoned_template_id",
   "abandoned_from_email",
   "abandoned_from_name",
+  "allow_unsigned_abandoned_cart",
 ] as const;
 
 /**
  * The connection of a shop domain, whatever its project: the receiver looks the shop up by the domain header, then
- * checks that `x-project-id` names this connection's project (401 otherwise).
+ * checks that `x-project-id` names this connection's project (401 otherwise), or connects an unknown domain there.
  */
 export async function findShopByDomain(db: Db, shopDomain: string): Promise<ShopRow | undefined> {
   return (
@@ -57,6 +63,74 @@ export async function findShopByDomain(db: Db, shopDomain: string): Promise<Shop
       shopDomain.toLowerCase(),
     ])
   ).rows[0];
+}
+
+/**
+ * Connects a domain no project has to the project a delivery named (`x-project-id`), without a secret: its
+ * deliveries are unsigned until the operator sets one. Undefined when the domain was connected meanwhile (to this
+ * project or another: the caller reads it again).
+ */
+export async function connectShopFromDelivery(
+  db: Pick<Db, "pool">,
+  projectId: ProjectId,
+  shopDomain: string,
+): Promise<ShopRow | undefined> {
+  const { rows } = await db.pool.query<ShopRow>(
+    `INSERT INTO shop_connections (id, project_id, shop_domain, connected_by) VALUES ($1, $2, $3, 'delivery')
+     ON CONFLICT (shop_domain) DO NOTHING RETURNING ${COLUMNS}`,
+    [timeOrderedUuid(), projectId, shopDomain.toLowerCase()],
+  );
+  return rows[0];
+}
+
+/** What the shop receiver needs of the project a delivery names; undefined when there is no such project. */
+export interface ShopProjectPolicy {
+  project_id: ProjectId;
+  /** refuse unsigned deliveries (401) instead of accepting them as unsigned */
+  require_signed_shop_webhooks: boolean;
+}
+
+export async function findShopProjectPolicy(
+  db: Pick<Db, "pool">,
+  projectId: string,
+): Promise<ShopProjectPolicy | undefined> {
+  return (
+    await db.pool.query<ShopProjectPolicy>(
+      "SELECT id AS project_id, require_signed_shop_webhooks FROM projects WHERE id = $1",
+      [projectId],
+    )
+  ).rows[0];
+}
+
+/** The project a shop domain is connected to, by name too (the admin API's 409 says which one). */
+export async function findShopOwner(
+  db: Pick<Db, "pool">,
+  shopDomain: string,
+): Promise<{ project_id: ProjectId; project_name: string; shop_id: string } | undefined> {
+  return (
+    await db.pool.query<{ project_id: ProjectId; project_name: string; shop_id: string }>(
+      `SELECT sc.project_id, p.name AS project_name, sc.id AS shop_id
+         FROM shop_connections sc JOIN projects p ON p.id = sc.project_id WHERE sc.shop_domain = $1`,
+      [shopDomain.toLowerCase()],
+    )
+  ).rows[0];
+}
+
+/**
+ * Deliveries each shop accepted unsigned (no secret to check them with), for the admin API. Read when asked rather
+ * than counted on the receiver's hot path: the deliveries of one shop, by the (shop, webhook id) index.
+ */
+export async function countUnsignedDeliveries(
+  db: Pick<Db, "pool">,
+  projectId: ProjectId,
+  shopIds: string[],
+): Promise<Map<string, number>> {
+  const { rows } = await db.pool.query<{ shop_id: string; n: number }>(
+    `SELECT shop_id, count(*)::int AS n FROM shop_webhook_events
+      WHERE project_id = $1 AND shop_id = ANY($2::uuid[]) AND NOT signed GROUP BY shop_id`,
+    [projectId, shopIds],
+  );
+  return new Map(rows.map((r) => [r.shop_id, r.n]));
 }
 
 export async function findShop(db: Db, projectId: ProjectId, shopId: string): Promise<ShopRow | undefined> {

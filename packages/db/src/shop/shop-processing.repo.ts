@@ -220,6 +220,8 @@ export interface OrderInput {
   cancelled: boolean;
   financialStatus: string | null;
   placedAt: Date;
+  /** delivered signed; an unsigned order is attributed and counted apart in the stats */
+  signed: boolean;
 }
 
 export interface AttributionCandidate {
@@ -321,17 +323,17 @@ export async function applyOrders(
          AS t(event_id uuid, id uuid, project_id uuid, shop_id uuid, order_id text, email text, lead_id uuid,
               cart_token text, checkout_token text, total_minor bigint, currency text, presentment_total_minor bigint,
               presentment_currency text, payments jsonb, test bool, cancelled bool, financial_status text,
-              placed_at timestamptz, attributed_touch text, attributed_activity_id uuid, attributed_campaign_id uuid,
+              signed bool, placed_at timestamptz, attributed_touch text, attributed_activity_id uuid, attributed_campaign_id uuid,
               attributed_automation_run_id uuid, attributed_revenue_minor bigint, attribution_candidates jsonb)
      ), ${CLAIM}, mine AS (
        SELECT i.* FROM input i JOIN claimed ON claimed.id = i.event_id
      ), ins AS (
        INSERT INTO shop_orders (id, project_id, shop_id, order_id, email, lead_id, cart_token, checkout_token,
           total_minor, currency, presentment_total_minor, presentment_currency, payments, test, cancelled,
-          financial_status, placed_at, attributed_touch, attributed_activity_id, attributed_campaign_id,
+          financial_status, signed, placed_at, attributed_touch, attributed_activity_id, attributed_campaign_id,
           attributed_automation_run_id, attributed_revenue_minor, attribution_candidates)
        SELECT id, project_id, shop_id, order_id, email, lead_id, cart_token, checkout_token, total_minor, currency,
-              presentment_total_minor, presentment_currency, payments, test, cancelled, financial_status, placed_at,
+              presentment_total_minor, presentment_currency, payments, test, cancelled, financial_status, signed, placed_at,
               attributed_touch, attributed_activity_id, attributed_campaign_id, attributed_automation_run_id,
               attributed_revenue_minor, attribution_candidates
          FROM mine ORDER BY shop_id, order_id
@@ -374,6 +376,7 @@ export async function applyOrders(
           test: o.input.test,
           cancelled: o.input.cancelled,
           financial_status: o.input.financialStatus,
+          signed: o.input.signed,
           placed_at: o.input.placedAt,
           attributed_touch: o.input.attribution.touch,
           attributed_activity_id: o.input.attribution.winner?.activity_id ?? null,

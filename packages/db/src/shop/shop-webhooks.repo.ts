@@ -10,6 +10,7 @@ export interface StoredShopWebhook {
   webhook_id: string;
   topic: string;
   payload: unknown;
+  signed: boolean;
   received_at: Date;
   processed_at: Date | null;
 }
@@ -21,6 +22,8 @@ export interface NewShopWebhook {
   webhookId: string;
   topic: string;
   payload: unknown;
+  /** its HMAC was checked against the shop's secret (false: the shop has none, accepted unsigned) */
+  signed: boolean;
   /** the outbox row that queues it, written in the same statement */
   outbox: NewOutboxRow;
 }
@@ -47,7 +50,7 @@ export async function recordShopWebhooks(
       (r, i) =>
         `{"n":${i},"id":"${r.id}","project_id":"${r.projectId}","shop_id":"${r.shopId}","webhook_id":${JSON.stringify(
           r.webhookId,
-        )},"topic":${JSON.stringify(r.topic)},"payload":${r.payloadJson},"outbox_id":"${outboxIds[i]}",` +
+        )},"topic":${JSON.stringify(r.topic)},"signed":${r.signed},"payload":${r.payloadJson},"outbox_id":"${outboxIds[i]}",` +
         `"exchange":${JSON.stringify(r.outbox.exchange)},"routing_key":${JSON.stringify(
           r.outbox.routingKey,
         )},"envelope":${JSON.stringify(r.outbox.payload)}}`,
@@ -56,11 +59,11 @@ export async function recordShopWebhooks(
   const { rows: stored } = await db.pool.query<{ id: string }>(
     `WITH input AS (
        SELECT * FROM jsonb_to_recordset($1::jsonb)
-         AS t(id uuid, project_id uuid, shop_id uuid, webhook_id text, topic text, payload jsonb, outbox_id uuid,
-              exchange text, routing_key text, envelope jsonb, n int)
+         AS t(id uuid, project_id uuid, shop_id uuid, webhook_id text, topic text, signed bool, payload jsonb,
+              outbox_id uuid, exchange text, routing_key text, envelope jsonb, n int)
      ), ins AS (
-       INSERT INTO shop_webhook_events (id, project_id, shop_id, webhook_id, topic, payload)
-       SELECT id, project_id, shop_id, webhook_id, topic, payload FROM input ORDER BY shop_id, webhook_id
+       INSERT INTO shop_webhook_events (id, project_id, shop_id, webhook_id, topic, signed, payload)
+       SELECT id, project_id, shop_id, webhook_id, topic, signed, payload FROM input ORDER BY shop_id, webhook_id
        ON CONFLICT (shop_id, webhook_id) DO NOTHING RETURNING id
      ), ob AS (
        ${OUTBOX_INSERT}
@@ -83,6 +86,7 @@ export interface ShopWebhookToProcess extends StoredShopWebhook {
   click_window_hours: number | null;
   open_window_hours: number | null;
   abandoned_steps_minutes: number[] | null;
+  allow_unsigned_abandoned_cart: boolean | null;
 }
 
 /** The deliveries a batch of messages names, each with its shop's settings, in one round trip. */
@@ -91,8 +95,9 @@ export async function findShopWebhooks(
   refs: { projectId: ProjectId; id: string }[],
 ): Promise<Map<string, ShopWebhookToProcess>> {
   const { rows } = await db.pool.query<ShopWebhookToProcess>(
-    `SELECT e.id, e.project_id, e.shop_id, e.webhook_id, e.topic, e.payload, e.received_at, e.processed_at,
-            sc.shop_domain, sc.click_window_hours, sc.open_window_hours, sc.abandoned_steps_minutes
+    `SELECT e.id, e.project_id, e.shop_id, e.webhook_id, e.topic, e.payload, e.signed, e.received_at, e.processed_at,
+            sc.shop_domain, sc.click_window_hours, sc.open_window_hours, sc.abandoned_steps_minutes,
+            sc.allow_unsigned_abandoned_cart
        FROM unnest($1::uuid[], $2::uuid[]) AS t(project_id, id)
        JOIN shop_webhook_events e ON e.project_id = t.project_id AND e.id = t.id
        LEFT JOIN shop_connections sc ON sc.project_id = e.project_id AND sc.id = e.shop_id`,
