@@ -116,3 +116,89 @@ it("bad input is a 400 naming the field; unknown projects, shops and templates a
   expect((await admin().get(`/admin/projects/${p.projectId}/shops/nope`).set(TOKEN)).status).toBe(404);
   expect((await request(h.internal).get(`/admin/projects/${p.projectId}/shops`)).status).toBe(401);
 });
+
+it("409 for a domain connected elsewhere names that project and its shop", async () => {
+  const owner = await makeProject(h.deps);
+  const other = await makeProject(h.deps);
+  const domain = `taken-${run}.myshop.test`;
+  const created = await admin()
+    .post(`/admin/projects/${owner.projectId}/shops`)
+    .set(TOKEN)
+    .send({ shop_domain: domain });
+  expect(created.status).toBe(201);
+  const { name } = (
+    await h.deps.db.pool.query<{ name: string }>("SELECT name FROM projects WHERE id = $1", [owner.projectId])
+  ).rows[0]!;
+  const again = await admin()
+    .post(`/admin/projects/${other.projectId}/shops`)
+    .set(TOKEN)
+    .send({ shop_domain: domain.toUpperCase() });
+  expect({ status: again.status, body: again.body }).toEqual({
+    status: 409,
+    body: {
+      success: false,
+      error:
+        `${domain} is already connected to project "${name}" (${owner.projectId}); disconnect it there ` +
+        `(DELETE /admin/projects/${owner.projectId}/shops/${created.body.shop.id}) to connect it here`,
+      project_id: owner.projectId,
+      project_name: name,
+      shop_id: created.body.shop.id,
+    },
+  });
+});
+
+it("a shop connected by a delivery shows as unsigned with its unsigned deliveries, and why abandoned carts are off", async () => {
+  const p = await makeProject(h.deps, { verifiedSender: true });
+  const domain = `unsigned-${run}.myshop.test`;
+  // what shop-ingest does for a delivery naming a domain no project has
+  const { connectShopFromDelivery } = await import("@emailsvc/db");
+  const conn = await connectShopFromDelivery(h.deps.db, p.projectId, domain);
+  for (const [webhookId, signed] of [
+    ["a", false],
+    ["b", false],
+    ["c", true],
+  ] as const)
+    await h.deps.db.pool.query(
+      `INSERT INTO shop_webhook_events (id, project_id, shop_id, webhook_id, topic, payload, signed)
+       VALUES (gen_random_uuid(), $1, $2, $3, 'cart/update', '{}', $4)`,
+      [p.projectId, conn!.id, webhookId, signed],
+    );
+  const tpl = (
+    await h.deps.db.pool.query<{ id: string }>(
+      `INSERT INTO templates (id, project_id, internal_id, name, subject, html)
+       VALUES (gen_random_uuid(), $1, 1, 't', 's', 'h') RETURNING id`,
+      [p.projectId],
+    )
+  ).rows[0]!.id;
+  const url = `/admin/projects/${p.projectId}/shops/${conn!.id}`;
+  const steps = await admin()
+    .patch(url)
+    .set(TOKEN)
+    .send({ abandoned_template_id: tpl, abandoned_from_email: p.sender });
+  expect(steps.status).toBe(200);
+  const shown = (await admin().get(url).set(TOKEN)).body.shop;
+  expect(shown).toMatchObject({
+    shop_domain: domain,
+    has_secret: false,
+    signed: false,
+    connected_by: "delivery",
+    unsigned_deliveries: 2,
+    allow_unsigned_abandoned_cart: false,
+    abandoned_cart_enabled: false,
+    abandoned_cart_off_reason: expect.stringMatching(
+      /^the shop has no webhook secret, so its checkouts arrive unsigned.*allow_unsigned_abandoned_cart/,
+    ),
+  });
+  const listed = (await admin().get(`/admin/projects/${p.projectId}/shops`).set(TOKEN)).body.shops;
+  expect(listed).toEqual([expect.objectContaining({ id: conn!.id, unsigned_deliveries: 2, signed: false })]);
+  const allowed = await admin().patch(url).set(TOKEN).send({ allow_unsigned_abandoned_cart: true });
+  expect(allowed.body.shop).toMatchObject({
+    allow_unsigned_abandoned_cart: true,
+    abandoned_cart_enabled: true,
+    abandoned_cart_off_reason: null,
+  });
+  // a secret makes it signed; abandoned carts no longer depend on the allowance
+  await admin().patch(url).set(TOKEN).send({ allow_unsigned_abandoned_cart: false });
+  const rotated = await admin().post(`${url}/rotate-secret`).set(TOKEN).send({ secret: "now-signed-123" });
+  expect(rotated.body.shop).toMatchObject({ signed: true, abandoned_cart_enabled: true });
+});

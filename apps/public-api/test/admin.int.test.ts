@@ -181,6 +181,64 @@ describe("senders and the delivery list", () => {
   });
 });
 
+describe("GET /admin/projects: keyset pages", () => {
+  it("pages through every project once with cursor and limit; without them, the first 500 as before", async () => {
+    for (let i = 0; i < 4; i++) await makeProject(h.deps);
+    const total = Number(
+      (await h.deps.db.pool.query<{ n: string }>("SELECT count(*) AS n FROM projects")).rows[0]!.n,
+    );
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    let pages = 0;
+    do {
+      const res: request.Response = await request(h.internal)
+        .get("/admin/projects")
+        .query({ limit: 2, ...(cursor ? { cursor } : {}) })
+        .set(TOKEN);
+      expect(res.status).toBe(200);
+      expect(res.body.success).toBe(true);
+      expect(res.body.projects.length).toBeLessThanOrEqual(2);
+      seen.push(...res.body.projects.map((x: { id: string }) => x.id));
+      cursor = res.body.next_cursor;
+      pages++;
+    } while (cursor && pages < 1_000);
+    expect(seen).toHaveLength(total);
+    expect(new Set(seen).size).toBe(total);
+    const all = await request(h.internal).get("/admin/projects").set(TOKEN);
+    expect(all.body.projects.map((x: { id: string }) => x.id)).toEqual(seen.slice(0, 500));
+    expect(all.body.next_cursor).toBe(total > 500 ? expect.any(String) : null);
+    for (const query of [{ cursor: "garbage" }, { limit: 0 }, { limit: 501 }, { limit: "x" }]) {
+      const bad = await request(h.internal).get("/admin/projects").query(query).set(TOKEN);
+      expect({ query, status: bad.status, error: bad.body.error }).toEqual({
+        query,
+        status: 400,
+        error: expect.stringMatching(Object.keys(query)[0]!),
+      });
+    }
+  });
+
+  it("the admin OpenAPI document lists limit and cursor", async () => {
+    const doc = (await request(h.internal).get("/admin/openapi.json").set(TOKEN)).body;
+    expect(
+      doc.paths["/admin/projects"].get.parameters.map(
+        (x: { name: string; in: string }) => `${x.in}:${x.name}`,
+      ),
+    ).toEqual(["query:limit", "query:cursor"]);
+  });
+});
+
+describe("require_signed_shop_webhooks", () => {
+  it("is off by default, and set and shown like any project setting", async () => {
+    const show = () => request(h.internal).get(`/admin/projects/${p.projectId}`).set(TOKEN);
+    expect((await show()).body.project.require_signed_shop_webhooks).toBe(false);
+    const res = await patch({ require_signed_shop_webhooks: true });
+    expect(res.status).toBe(200);
+    expect(res.body.project.require_signed_shop_webhooks).toBe(true);
+    expect((await show()).body.project.require_signed_shop_webhooks).toBe(true);
+    expect((await patch({ require_signed_shop_webhooks: "yes" })).status).toBe(400);
+  });
+});
+
 describe("GET /admin/openapi.json", () => {
   it("describes every admin route, with the error answers", async () => {
     const res = await request(h.internal).get("/admin/openapi.json").set(TOKEN);

@@ -5,12 +5,15 @@ import {
   updateShopSchema,
   projectIdOf,
   type ProjectId,
+  UNSIGNED_ABANDONED_CART_OFF,
 } from "@emailsvc/contracts";
 import {
   connectShop,
+  countUnsignedDeliveries,
   type Db,
   deleteShop,
   findShop,
+  findShopOwner,
   listShops,
   rotateShopSecret,
   type ShopRow,
@@ -21,13 +24,37 @@ import { z } from "zod";
 
 const uuid = z.uuid();
 
-/** A connection as the admin API shows it: whether a secret is set, never the secret. */
-export function shopView(s: ShopRow) {
+/**
+ * Why the shop sends no abandoned-cart emails, or null when it does: the first of no steps, no template and sender,
+ * and an unsigned shop the operator has not allowed to send them.
+ */
+function abandonedCartOffReason(s: ShopRow): string | null {
+  if (!s.abandoned_steps_minutes.length) return "abandoned_steps_minutes is empty";
+  if (!s.abandoned_template_id || !s.abandoned_from_email)
+    return "the shop has no abandoned_template_id and abandoned_from_email";
+  if (s.secret_enc === null && !s.allow_unsigned_abandoned_cart) return UNSIGNED_ABANDONED_CART_OFF;
+  return null;
+}
+
+/**
+ * A connection as the admin API shows it: whether a secret is set, never the secret. `signed: false` (no secret)
+ * is what the dashboard turns into "configure a secret"; `unsigned_deliveries` counts what it accepted unchecked.
+ */
+export function shopView(s: ShopRow, unsignedDeliveries = 0) {
+  const offReason = abandonedCartOffReason(s);
   return {
     id: s.id,
     project_id: s.project_id,
     shop_domain: s.shop_domain,
     has_secret: s.secret_enc !== null,
+    // deliveries are HMAC-checked only with a secret (spec 7.9); without one they are accepted unsigned
+    signed: s.secret_enc !== null,
+    // 'admin': connected here; 'delivery': a webhook for a domain no project had connected it, without a secret
+    connected_by: s.connected_by,
+    unsigned_deliveries: unsignedDeliveries,
+    allow_unsigned_abandoned_cart: s.allow_unsigned_abandoned_cart,
+    abandoned_cart_enabled: offReason === null,
+    abandoned_cart_off_reason: offReason,
     previous_secret_valid_until:
       s.previous_secret_enc && s.previous_secret_expires_at && s.previous_secret_expires_at > new Date()
         ? s.previous_secret_expires_at.toISOString()
@@ -80,14 +107,38 @@ export function adminShopsRouter(deps: { db: Db; encryptionKey: string }): Route
     const projectId = await projectOf(db, req.params.projectId);
     await checkTemplate(db, projectId, body.abandoned_template_id);
     const shop = await connectShop(db, projectId, body, deps.encryptionKey);
-    if (!shop)
-      throw new AppError(ErrorCode.CONFLICT, `${body.shop_domain} is already connected to a project`);
+    if (!shop) {
+      // The operator has no other way to find where the domain is (the admin API is theirs alone).
+      const owner = await findShopOwner(db, body.shop_domain);
+      throw new AppError(
+        ErrorCode.CONFLICT,
+        owner
+          ? `${body.shop_domain} is already connected to project "${owner.project_name}" (${owner.project_id}); ` +
+              `disconnect it there (DELETE /admin/projects/${owner.project_id}/shops/${owner.shop_id}) to connect it here`
+          : `${body.shop_domain} is already connected to a project`,
+        owner
+          ? {
+              extra: {
+                project_id: owner.project_id,
+                project_name: owner.project_name,
+                shop_id: owner.shop_id,
+              },
+            }
+          : undefined,
+      );
+    }
     res.status(201).json({ success: true, shop: shopView(shop) });
   });
 
   r.get("/projects/:projectId/shops", async (req, res) => {
     const projectId = await projectOf(db, req.params.projectId);
-    res.json({ success: true, shops: (await listShops(db, projectId)).map(shopView) });
+    const shops = await listShops(db, projectId);
+    const unsigned = await countUnsignedDeliveries(
+      db,
+      projectId,
+      shops.map((s) => s.id),
+    );
+    res.json({ success: true, shops: shops.map((s) => shopView(s, unsigned.get(s.id) ?? 0)) });
   });
 
   r.get("/projects/:projectId/shops/:shopId", async (req, res) => {
@@ -96,7 +147,8 @@ export function adminShopsRouter(deps: { db: Db; encryptionKey: string }): Route
       ? await findShop(db, projectId, req.params.shopId)
       : undefined;
     if (!shop) throw notFound();
-    res.json({ success: true, shop: shopView(shop) });
+    const unsigned = await countUnsignedDeliveries(db, projectId, [shop.id]);
+    res.json({ success: true, shop: shopView(shop, unsigned.get(shop.id) ?? 0) });
   });
 
   r.patch("/projects/:projectId/shops/:shopId", async (req, res) => {

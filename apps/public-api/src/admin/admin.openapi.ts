@@ -49,7 +49,31 @@ export function adminOpenApi() {
     security: [{ adminToken: [] }],
     paths: {
       "/admin/projects": {
-        get: { summary: "List projects", responses: { 200: ok("projects") } },
+        get: {
+          summary: "List projects, oldest first, a page at a time (keyset pagination)",
+          parameters: [
+            {
+              name: "limit",
+              in: "query",
+              required: false,
+              description: "projects per page, 1 to 500",
+              schema: { type: "integer", minimum: 1, maximum: 500, default: 500 },
+            },
+            {
+              name: "cursor",
+              in: "query",
+              required: false,
+              description: "the next_cursor of the previous page; none: the first page",
+              schema: { type: "string" },
+            },
+          ],
+          responses: {
+            200: ok(
+              "{ success, projects, next_cursor }: next_cursor asks for the page after this one (the `cursor` " +
+                "parameter), null on the last page",
+            ),
+          },
+        },
         post: {
           summary: "Create a project with a live and a test key",
           requestBody: json(createProjectSchema),
@@ -69,7 +93,8 @@ export function adminOpenApi() {
           },
         },
         patch: {
-          summary: "Update webhook URLs, default_timezone, on_send_unknown, postal_address, name",
+          summary:
+            "Update webhook URLs, default_timezone, on_send_unknown, postal_address, require_signed_shop_webhooks, name",
           requestBody: json(updateProjectSchema),
           responses: { 200: ok("project") },
         },

@@ -21,6 +21,7 @@ import {
   addSenderSchema,
   createProjectSchema,
   keyModeSchema,
+  listProjectsQuery,
   templateSchema,
   updateProjectSchema,
   updateTemplateSchema,
@@ -60,6 +61,7 @@ function projectView(p: ProjectRow) {
     on_send_unknown: p.onSendUnknown,
     auto_leads_subscribed: p.autoLeadsSubscribed,
     postal_address: p.postalAddress,
+    require_signed_shop_webhooks: p.requireSignedShopWebhooks,
     // Since when the webhook-dispatcher has found the receiver failing (its deliveries deferred and probed one
     // at a time); null while it answers.
     webhook_failing_since: p.webhookFailingSince?.toISOString() ?? null,
@@ -84,7 +86,23 @@ function settingsData(body: z.output<typeof updateProjectSchema>) {
     ...(body.on_send_unknown !== undefined ? { onSendUnknown: body.on_send_unknown } : {}),
     ...(body.auto_leads_subscribed !== undefined ? { autoLeadsSubscribed: body.auto_leads_subscribed } : {}),
     ...(body.postal_address !== undefined ? { postalAddress: body.postal_address } : {}),
+    ...(body.require_signed_shop_webhooks !== undefined
+      ? { requireSignedShopWebhooks: body.require_signed_shop_webhooks }
+      : {}),
   };
+}
+
+/** A page's position: the last project's creation time and id (ties broken by id), opaque to the caller. */
+function projectCursor(p: { createdAt: Date; id: string }): string {
+  return Buffer.from(`${p.createdAt.toISOString()}|${p.id}`).toString("base64url");
+}
+
+function readProjectCursor(cursor: string): { createdAt: Date; id: string } {
+  const [at, id] = Buffer.from(cursor, "base64url").toString("utf8").split("|");
+  const createdAt = new Date(at ?? "");
+  if (!id || !uuid.safeParse(id).success || Number.isNaN(createdAt.getTime()))
+    throw new AppError(ErrorCode.VALIDATION, "cursor: is not a next_cursor this list gave");
+  return { createdAt, id };
 }
 
 /** The admin API's project resolution: a URL's id becomes a ProjectId once the project is found. */
@@ -132,9 +150,32 @@ export function adminRouter(deps: AdminDeps): Router {
     });
   });
 
-  r.get("/projects", async (_req, res) => {
-    const rows = await db.prisma.project.findMany({ orderBy: { createdAt: "asc" }, take: 500 });
-    res.json({ success: true, projects: rows.map(projectView) });
+  // Keyset pages by (created_at, id): a page costs the same however far in, and a project created meanwhile is
+  // neither skipped nor listed twice.
+  r.get("/projects", async (req, res) => {
+    const query = parseInput(listProjectsQuery, req.query);
+    const after = query.cursor ? readProjectCursor(query.cursor) : null;
+    const rows = await db.prisma.project.findMany({
+      ...(after
+        ? {
+            where: {
+              OR: [
+                { createdAt: { gt: after.createdAt } },
+                { createdAt: after.createdAt, id: { gt: after.id } },
+              ],
+            },
+          }
+        : {}),
+      orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+      take: query.limit + 1,
+    });
+    const page = rows.slice(0, query.limit);
+    const last = page[page.length - 1];
+    res.json({
+      success: true,
+      projects: page.map(projectView),
+      next_cursor: rows.length > query.limit && last ? projectCursor(last) : null,
+    });
   });
 
   r.get("/projects/:projectId", async (req, res) => {

@@ -51,6 +51,21 @@ export const projectSettingsSchema = z.object({
     .transform((v) => (v === "" ? null : v))
     .nullable()
     .optional(),
+  /**
+   * Shop webhooks must be signed: a delivery from a shop without a secret, or for a domain not connected yet, is
+   * refused with 401. Off (default, as spec 7.9 reads): such a delivery is accepted, marked unsigned, and an unknown
+   * domain is connected to the project without a secret.
+   */
+  require_signed_shop_webhooks: z.boolean().optional(),
+});
+
+/**
+ * GET /admin/projects: keyset pages, oldest first. `limit` defaults to 500 (the one page the list had before), so
+ * a caller that knows no cursor gets what it got; `next_cursor` (null on the last page) asks for the next.
+ */
+export const listProjectsQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(500).default(500),
+  cursor: z.string().max(200).optional(),
 });
 
 export const createProjectSchema = projectSettingsSchema.extend({
