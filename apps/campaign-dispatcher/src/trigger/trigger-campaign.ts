@@ -55,11 +55,9 @@ export async function triggerCampaign(
   if (outcome.kind === "not_found") throw new AppError(ErrorCode.NOT_FOUND, "Campaign not found");
   if (outcome.kind === "not_resumable") {
     const status = outcome.campaign.status;
-    throw new AppError(
-      ErrorCode.VALIDATION,
-      notResumableMessage(status, outcome.campaign.status_reason),
-      { extra: { currentStatus: status, resumableStatuses: [...RESUMABLE_CAMPAIGN_STATUSES] } },
-    );
+    throw new AppError(ErrorCode.VALIDATION, notResumableMessage(status, outcome.campaign.status_reason), {
+      extra: { currentStatus: status, resumableStatuses: [...RESUMABLE_CAMPAIGN_STATUSES] },
+    });
   }
   deps.kick();
   const c = outcome.campaign;
