@@ -261,6 +261,10 @@ describe("thread resolution (spec 4.9 step 3)", () => {
       "UPDATE inbound_threads SET last_message_at = now() - interval '31 days' WHERE id = $1",
       [t],
     );
+    // and the send too: the subject rule also matches a send within the window (a first reply)
+    await stack.db.pool.query("UPDATE activities SET created_at = now() - interval '31 days' WHERE id = $1", [
+      s.activityId,
+    ]);
     const late = await inject(stack, {
       from: s.recipient,
       to: "support@inbound.test",

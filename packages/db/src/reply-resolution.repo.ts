@@ -89,7 +89,23 @@ export interface ResolveRepo {
     since: Date,
   ): Promise<{ threadId: string; projectId: ProjectId; participants: string[]; activityId: string | null }[]>;
   send(projectId: ProjectId, activityId: string): Promise<OutboundSend | null>;
+  /**
+   * The latest sends to `recipient` (compared lower-case) that the provider accepted since `since`, newest first,
+   * with what their subject was rendered from: the subject rule's candidates for a first reply, which has no
+   * thread yet to match.
+   */
+  sendsTo(recipient: string, since: Date): Promise<SubjectCandidate[]>;
 }
+
+/** A send the subject rule may match: its subject as stored, rendered per recipient with `data`. */
+export interface SubjectCandidate extends OutboundSend {
+  data: unknown;
+  /** the subject is a stored template's (`{v}` syntax), else `{{v}}` variables */
+  fromTemplate: boolean;
+}
+
+/** How many recent sends to one address the subject rule weighs: enough for any real conversation. */
+const SUBJECT_CANDIDATES = 50;
 
 /**
  * `domain` is SES's Message-ID domain (`email.amazonses.com` in us-east-1): a send whose Message-ID was not
@@ -158,6 +174,17 @@ export function createResolveRepo(db: Db, domain: string): ResolveRepo {
     },
     async send(projectId, activityId) {
       return this.byLegacy(projectId, activityId);
+    },
+    async sendsTo(recipient, since) {
+      // activities_recipient_sent_idx: (lower(recipient), created_at) of sends the provider accepted
+      const { rows } = await db.pool.query<SendRow & { data: unknown; from_template: boolean }>(
+        `SELECT ${cols}, a.data, m.template_id IS NOT NULL AS from_template
+           FROM activities a JOIN email_messages m ON m.id = a.email_message_id ${THREAD_JOIN}
+          WHERE lower(a.recipient) = $1 AND a.created_at >= $3 AND a.provider_message_id IS NOT NULL
+          ORDER BY a.created_at DESC LIMIT ${SUBJECT_CANDIDATES}`,
+        [recipient.trim().toLowerCase(), domain, since],
+      );
+      return rows.map((r) => ({ ...toSend(r), data: r.data, fromTemplate: r.from_template }));
     },
   };
 }

@@ -1,5 +1,7 @@
 import { parseReplyAddress, type ProjectId, projectIdOf } from "@emailsvc/contracts";
 import type { ParsedReply } from "../domain/parse-mime";
+import { sentSubject } from "../domain/sent-subject";
+import { normalizeSubject } from "../domain/subject";
 import type { OutboundSend, ResolveRepo } from "@emailsvc/db";
 
 export type MatchedBy = "token" | "legacy" | "in_reply_to" | "references" | "subject";
@@ -39,7 +41,10 @@ const lower = (s: string) => s.trim().toLowerCase();
  *  3. In-Reply-To matched to the Message-ID of a send;
  *  4. the References chain (the latest reference that is one of our sends);
  *  5. the normalised subject: a thread of one project only, active within the window, whose participants overlap
- *     the mail's addresses, and not for a suspicious sender (not a participant, DMARC failed).
+ *     the mail's addresses, and not for a suspicious sender (not a participant, DMARC failed); else, for the first
+ *     reply to a send (its client dropped Reply-To and the threading headers), a send to the mail's sender within
+ *     the window whose subject as sent normalises the same: the newest wins, only when every such send is in one
+ *     project, and never for a sender whose DMARC check failed.
  * A token resolves only within the project that owns it: nothing about a token ever reaches another project.
  */
 export async function resolveThread(repo: ResolveRepo, input: ResolveInput): Promise<Resolution> {
@@ -112,6 +117,15 @@ export async function resolveThread(repo: ResolveRepo, input: ResolveInput): Pro
         suspicious: false,
       };
     }
+  }
+  if (input.normalizedSubject && sender && !input.dmarcFailed) {
+    const sends = (await repo.sendsTo(sender, input.subjectSince)).filter(
+      (s) => normalizeSubject(sentSubject(s)) === input.normalizedSubject,
+    );
+    const projects = new Set(sends.map((s) => s.projectId));
+    // newest first: the latest send with that subject is the one answered
+    const send = sends[0];
+    if (send && projects.size === 1) return { ...outcome(send, "subject", null), threadId: send.threadId };
   }
   return {
     ...base,
