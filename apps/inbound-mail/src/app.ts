@@ -4,6 +4,7 @@ import { finishApp } from "@emailsvc/http";
 import { baseApp, type Traffic } from "@emailsvc/runtime";
 import { attachmentLinkFastPath } from "./attachments/attachment-link.routes";
 import type { Deps } from "./deps";
+import { processDepsOf } from "./process-deps";
 import { inboundProviderFastPath } from "./receiver/inbound-provider.routes";
 
 /**
@@ -17,6 +18,8 @@ export function createApp(deps: Deps, lifecycle?: Traffic): Express {
     verify: deps.verify,
     logger: deps.logger,
     kickOutbox: () => deps.outbox.kick(),
+    process: processDepsOf(deps),
+    syncBudgetMs: deps.env.INBOUND_SYNC_BUDGET_MS,
   });
   const links = attachmentLinkFastPath({
     db: deps.db,

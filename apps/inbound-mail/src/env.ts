@@ -34,6 +34,12 @@ export const envSchema = serviceEnv(3007)
     INBOUND_PRESIGN_TTL_SECONDS: z.coerce.number().int().positive().default(300),
     /** The subject rule (last resort) looks at threads active within this many days. */
     INBOUND_SUBJECT_WINDOW_DAYS: z.coerce.number().int().positive().default(30),
+    /**
+     * Spec 4.9: the receiver processes a notification before it answers, so the 200 names the thread and project.
+     * It waits at most this long (well inside SNS's 15 s HTTP timeout), then answers `queued` and the consumer
+     * finishes it. 0: always answer `queued` and process in the consumer.
+     */
+    INBOUND_SYNC_BUDGET_MS: z.coerce.number().int().min(0).max(14_000).default(8_000),
     /** Notifications processed at once per replica. */
     INBOUND_PREFETCH: z.coerce.number().int().positive().default(16),
   });

@@ -5,8 +5,20 @@ import type { ProcessDeps } from "./use-cases/process-notification";
 
 const DAY = 24 * 60 * 60_000;
 
-/** The consumer's dependencies from the service's. */
+const made = new WeakMap<Deps, ProcessDeps>();
+
+/**
+ * The processing dependencies from the service's, made once per service: the receiver (which processes a new
+ * notification before it answers) and the consumer (which finishes what the receiver could not) share them, and
+ * their metrics can be registered only once.
+ */
 export function processDepsOf(deps: Deps): ProcessDeps {
+  let p = made.get(deps);
+  if (!p) made.set(deps, (p = makeProcessDeps(deps)));
+  return p;
+}
+
+function makeProcessDeps(deps: Deps): ProcessDeps {
   const env = deps.env;
   return {
     db: deps.db,
@@ -20,6 +32,11 @@ export function processDepsOf(deps: Deps): ProcessDeps {
         "inbound_messages_total",
         "Inbound emails stored, by matched rule and kind",
         ["matched_by", "kind"],
+      ),
+      deferred: deps.metrics.counter(
+        "inbound_sync_deferred_total",
+        "Inbound notifications answered `queued` (left to the consumer), by reason: budget, error, no_object, disabled",
+        ["reason"],
       ),
     },
     config: {

@@ -2,14 +2,21 @@
 // (child processes) and inbound-mail. A reply to a real send is injected through the simulator and its webhook
 // checked field by field, with both signatures verified.
 import { createHmac } from "node:crypto";
+import { putObject } from "@emailsvc/provider";
 import { waitFor } from "@emailsvc/testing";
+import { readReceivedNotification } from "../src/domain/ses-received";
+import { storeNotification } from "../src/repos/notifications.repo";
 import {
+  BUCKET,
   deliverRaw,
   hmacHex,
+  INBOUND_TOPIC,
   inboundOf,
   inject,
   makeProject,
   notificationOf,
+  postNotification,
+  receivedMessage,
   sendEmail,
   type Stack,
   startReceiver,
@@ -229,20 +236,59 @@ describe("the inbound webhook (spec 6.2)", () => {
     expect(receiver.hits.filter((h) => h.path === "/live5")).toHaveLength(1);
   });
 
-  it("answers a new notification 200 before processing (queued, the SES message id), and keeps unmatched mail", async () => {
-    const raw =
-      "From: x@example.org\r\nTo: nobody@inbound.test\r\nSubject: hello\r\nMessage-ID: <u1@example.org>\r\n\r\nhi\r\n";
-    const res = await deliverRaw(stack, raw, ["nobody@inbound.test"]);
+  it("answers a new notification once processed (spec 4.9): the thread and project of a reply, unmatched mail kept", async () => {
+    const p = await makeProject(stack.db, { live: receiver.url("/first") });
+    const sent = await sendEmail(stack, p.liveKey, p);
+    const token = `r-${sent.replyToken}@inbound.test`;
+    const reply = `From: ${sent.recipient}\r\nTo: ${token}\r\nSubject: Re: ${sent.subject}\r\nMessage-ID: <first-answer@example.org>\r\n\r\nGot it\r\n`;
+    const res = await deliverRaw(stack, reply, [token]);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       success: true,
       messageId: res.sesMessageId,
+      threadId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      projectId: p.projectId,
+      status: "processed",
+    });
+    // stored before the answer, under the thread it names; the webhook follows asynchronously
+    const row = (
+      await stack.db.pool.query(
+        `SELECT m.thread_id, m.project_id, m.activity_id FROM inbound_notifications n
+           JOIN inbound_messages m ON m.id = n.inbound_message_id WHERE n.ses_message_id = $1`,
+        [res.sesMessageId],
+      )
+    ).rows[0];
+    expect(row).toEqual({
+      thread_id: res.body.threadId,
+      project_id: p.projectId,
+      activity_id: sent.activityId,
+    });
+    await waitFor(() => receiver.hits.find((h) => h.path === "/first"), 20_000, "the webhook");
+    // the held outbox row was dropped: the consumer is not handed work already done
+    const held = await stack.db.pool.query(
+      "SELECT 1 FROM outbox_messages WHERE routing_key = 'provider.inbound-received' AND payload->'payload'->>'notificationId' = (SELECT id::text FROM inbound_notifications WHERE ses_message_id = $1)",
+      [res.sesMessageId],
+    );
+    expect(held.rowCount).toBe(0);
+
+    const raw =
+      "From: x@example.org\r\nTo: nobody@inbound.test\r\nSubject: hello\r\nMessage-ID: <u1@example.org>\r\n\r\nhi\r\n";
+    const unmatched = await deliverRaw(stack, raw, ["nobody@inbound.test"]);
+    expect(unmatched.status).toBe(200);
+    expect(unmatched.body).toEqual({
+      success: true,
+      messageId: unmatched.sesMessageId,
       threadId: null,
       projectId: null,
-      status: "queued",
+      status: "unmatched",
     });
-    const row = await inboundOf(stack, res.sesMessageId);
-    expect(row).toMatchObject({ project_id: null, thread_id: null, matched_by: null, forward: "unmatched" });
+    const stored = await inboundOf(stack, unmatched.sesMessageId, 1);
+    expect(stored).toMatchObject({
+      project_id: null,
+      thread_id: null,
+      matched_by: null,
+      forward: "unmatched",
+    });
   });
 
   it("does not forward a reply to a dashboard send (no reply token): it reached the human sender", async () => {
@@ -338,5 +384,69 @@ describe("the inbound webhook (spec 6.2)", () => {
     } finally {
       await flaky.close();
     }
+  });
+});
+
+describe("the receiver's time budget (INBOUND_SYNC_BUDGET_MS)", () => {
+  afterAll(async () => {
+    await stack.inbound.stop();
+    await stack.startInbound("in-process");
+  });
+
+  it("past its budget answers queued, counts it, and the reply is still stored once and forwarded once", async () => {
+    await stack.inbound.stop();
+    // 1 ms: no reply can be processed within it
+    await stack.startInbound("in-process", { INBOUND_SYNC_BUDGET_MS: "1" });
+    const p = await makeProject(stack.db, { live: receiver.url("/budget") });
+    const sent = await sendEmail(stack, p.liveKey, p);
+    const token = `r-${sent.replyToken}@inbound.test`;
+    const raw = `From: ${sent.recipient}\r\nTo: ${token}\r\nSubject: Re: x\r\nMessage-ID: <budget@example.org>\r\n\r\nslow\r\n`;
+    const res = await deliverRaw(stack, raw, [token]);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      success: true,
+      messageId: res.sesMessageId,
+      threadId: null,
+      projectId: null,
+      status: "queued",
+    });
+    const row = await inboundOf(stack, res.sesMessageId);
+    expect(row).toMatchObject({ project_id: p.projectId, activity_id: sent.activityId });
+    const metrics = await (await fetch(`${stack.inbound.url}/metrics`)).text();
+    expect(metrics).toMatch(/inbound_sync_deferred_total\{reason="budget"[^}]*\} 1\n/);
+    // SNS asks again: now the answer names the thread
+    const again = await postNotification(stack, res.message, { snsMessageId: res.snsMessageId });
+    expect(again.body).toMatchObject({
+      threadId: row.thread_id,
+      projectId: p.projectId,
+      status: "processed",
+    });
+    await waitFor(() => receiver.hits.find((h) => h.path === "/budget"), 20_000, "the webhook");
+    await new Promise((r) => setTimeout(r, 2500));
+    expect(receiver.hits.filter((h) => h.path === "/budget")).toHaveLength(1);
+  });
+
+  it("a notification stored by a receiver that died before processing it is finished by the consumer after the hold", async () => {
+    await stack.inbound.stop();
+    await stack.startInbound("in-process", { INBOUND_SYNC_BUDGET_MS: "500" });
+    const p = await makeProject(stack.db);
+    const sent = await sendEmail(stack, p.liveKey, p);
+    const token = `r-${sent.replyToken}@inbound.test`;
+    const sesMessageId = `died${Date.now()}`;
+    const objectKey = `inbound/${sesMessageId}`;
+    await putObject(stack.s3Client, {
+      bucket: BUCKET,
+      key: objectKey,
+      body: `From: ${sent.recipient}\r\nTo: ${token}\r\nSubject: Re: x\r\nMessage-ID: <died@example.org>\r\n\r\nstill here\r\n`,
+    });
+    const n = readReceivedNotification(JSON.stringify(receivedMessage(sesMessageId, objectKey, [token])));
+    if (typeof n === "string") throw new Error(n);
+    // what the receiver stores before its work: the notification and its held outbox row (1 s), then nothing
+    const started = Date.now();
+    const stored = await storeNotification(stack.db, `sns-${sesMessageId}`, INBOUND_TOPIC, n, 1000);
+    expect(stored.inserted).toBe(true);
+    const row = await inboundOf(stack, sesMessageId, 20_000);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+    expect(row).toMatchObject({ project_id: p.projectId, activity_id: sent.activityId, matched_by: "token" });
   });
 });

@@ -338,7 +338,7 @@ export async function sendEmail(
   stack: Stack,
   key: string,
   p: Project,
-  input: { to?: string; subject?: string } = {},
+  input: { to?: string; subject?: string; data?: Record<string, unknown> } = {},
 ): Promise<SentEmail> {
   const recipient = input.to ?? `customer-${randomUUID().slice(0, 8)}@example.org`;
   const subject = input.subject ?? `Order ${randomUUID().slice(0, 6)} shipped`;
@@ -350,6 +350,7 @@ export async function sendEmail(
       sender_email: p.sender,
       subject,
       html_body: "<p>Your order is on its way.</p>",
+      ...(input.data ? { data: input.data } : {}),
     }),
   });
   const body = (await res.json()) as { email_id?: string; error?: string };
@@ -498,8 +499,10 @@ export async function deliverRaw(
     objectKey,
     raw: raw.toString(),
   });
-  const posted = await postNotification(stack, receivedMessage(sesMessageId, objectKey, recipients, extra));
-  return { ...posted, sesMessageId, objectKey };
+  const message = receivedMessage(sesMessageId, objectKey, recipients, extra);
+  const posted = await postNotification(stack, message);
+  // `message`: to post the same notification again (SNS redelivering it), with `snsMessageId`
+  return { ...posted, sesMessageId, objectKey, message };
 }
 
 export interface InboundRow {

@@ -72,7 +72,12 @@ describe("the inbound bucket", () => {
     const r = await deliverRaw(stack, `${head("elsewhere")}\r\nhi\r\n`, ["support@inbound.test"], {
       bucketName: "someone-elses-bucket",
     });
-    expect(r.status).toBe(200);
+    // spec 4.9: 400 for an invalid payload, in the first answer
+    expect(r.status).toBe(400);
+    expect(r.body).toEqual({
+      success: false,
+      error: "Invalid inbound message: object is in bucket someone-elses-bucket, not the inbound bucket",
+    });
     const n = await notificationOf(stack, r.sesMessageId);
     expect(n).toMatchObject({
       status: "failed",
@@ -239,10 +244,17 @@ describe("bad input never crashes the service or blocks the queue", () => {
 
   it.each(cases)("%s: recorded, and the next reply goes through", async (_name, make, expected) => {
     const r = await deliverRaw(stack, make(), ["support@inbound.test"]);
-    expect(r.status).toBe(200);
+    // spec 4.9: an unparseable message is a 400 with the parser's reason, in the first answer
+    expect(r.status).toBe(expected === "failed" ? 400 : 200);
+    if (expected === "failed")
+      expect(r.body.error).toMatch(/^Invalid inbound message: unparseable message: \S/);
+    else expect(r.body).toMatchObject({ success: true, status: "unmatched" });
     const n = await notificationOf(stack, r.sesMessageId, 30_000);
     expect(n.status).toBe(expected);
     if (expected === "failed") expect(n.error).toMatch(/^unparseable message: \S/);
+    // SNS delivers it again: the same answer
+    if (expected === "failed")
+      expect((await postNotification(stack, r.message, { snsMessageId: r.snsMessageId })).status).toBe(400);
     const next = await deliverRaw(stack, `${head("after bad input")}\r\nstill here\r\n`, [
       "support@inbound.test",
     ]);

@@ -1,5 +1,5 @@
 // Real: PostgreSQL, RabbitMQ, Redis, s3rver, the provider simulator, public-api, send-worker, webhook-dispatcher,
-// and inbound-mail as its own process, killed with SIGKILL while it works through a backlog of replies.
+// and inbound-mail as its own process, killed with SIGKILL while it answers (and processes) a burst of replies.
 import { waitFor } from "@emailsvc/testing";
 import { inject, makeProject, sendEmail, type Stack, startReceiver, startStack } from "./harness";
 
@@ -7,7 +7,10 @@ jest.setTimeout(360_000);
 let stack: Stack;
 let receiver: Awaited<ReturnType<typeof startReceiver>>;
 beforeAll(async () => {
-  stack = await startStack({ inbound: "child", extraEnv: { INBOUND_PREFETCH: "2", LOG_LEVEL: "error" } });
+  stack = await startStack({
+    inbound: "child",
+    extraEnv: { INBOUND_PREFETCH: "2", LOG_LEVEL: "error", INBOUND_SYNC_BUDGET_MS: "1000" },
+  });
   receiver = await startReceiver();
 });
 afterAll(async () => {
@@ -20,36 +23,33 @@ const count = async (sql: string, params: unknown[]) =>
     (await stack.db.pool.query<{ n: string }>(`SELECT count(*)::text AS n FROM ${sql}`, params)).rows[0]!.n,
   );
 
-it("loses and duplicates nothing when the consumer is SIGKILLed mid-backlog", async () => {
+it("loses and duplicates nothing when inbound-mail is SIGKILLed while it answers a burst of replies", async () => {
   const p = await makeProject(stack.db, { live: receiver.url("/kill") });
   const sent = await sendEmail(stack, p.liveKey, p);
   const N = 60;
   const pdf = Buffer.alloc(8 * 1024, 1).toString("base64");
-  // every notification acknowledged (stored with its outbox row) before the kill
-  const injected = [];
-  for (let i = 0; i < N; i += 10) {
-    injected.push(
-      ...(await Promise.all(
-        Array.from({ length: Math.min(10, N - i) }, (_, j) =>
-          inject(stack, {
-            from: sent.recipient,
-            to: `r-${sent.replyToken}@inbound.test`,
-            subject: `Re: ${sent.subject}`,
-            text: `reply ${i + j}`,
-            messageId: `<kill-${i + j}-${Date.now()}@example.org>`,
-            attachments: [{ filename: `doc-${i + j}.pdf`, content: pdf, contentType: "application/pdf" }],
-          }),
-        ),
-      )),
-    );
-  }
-  expect(injected.every((r) => r.status === "delivered")).toBe(true);
-  const ids = injected.map((r) => r.messageId);
-  // kill while some are done and some are not
+  // The receiver processes each notification before it answers: the kill lands on requests in flight, some
+  // stored and not finished (their held outbox rows hand them to the consumer), some not stored at all (SNS
+  // delivers them again).
+  const injecting: Promise<Awaited<ReturnType<typeof inject>>>[] = [];
+  const burst = (async () => {
+    for (let i = 0; i < N; i += 10) {
+      const wave = Array.from({ length: Math.min(10, N - i) }, (_, j) =>
+        inject(stack, {
+          from: sent.recipient,
+          to: `r-${sent.replyToken}@inbound.test`,
+          subject: `Re: ${sent.subject}`,
+          text: `reply ${i + j}`,
+          messageId: `<kill-${i + j}-${Date.now()}@example.org>`,
+          attachments: [{ filename: `doc-${i + j}.pdf`, content: pdf, contentType: "application/pdf" }],
+        }),
+      );
+      injecting.push(...wave);
+      await Promise.all(wave);
+    }
+  })();
   await waitFor(
-    async () =>
-      (await count("inbound_notifications WHERE ses_message_id = ANY($1) AND status <> 'received'", [ids])) >=
-      5,
+    async () => (await count("inbound_messages WHERE project_id = $1", [p.projectId])) >= 5,
     60_000,
     "some replies processed",
     20,
@@ -59,13 +59,31 @@ it("loses and duplicates nothing when the consumer is SIGKILLed mid-backlog", as
   expect(killed.signalCode).toBe("SIGKILL");
   // nothing answers on its port any more: the process that held it is gone
   await expect(fetch(`${stack.inbound.url}/healthz`)).rejects.toThrow();
+  await burst;
+  const injected = await Promise.all(injecting);
+  expect(injected).toHaveLength(N);
+  const ids = injected.map((r) => r.messageId);
   const doneAtKill = await count(
     "inbound_notifications WHERE ses_message_id = ANY($1) AND status <> 'received'",
     [ids],
   );
   expect(doneAtKill).toBeLessThan(N);
 
-  await stack.startInbound("child", { INBOUND_PREFETCH: "8", LOG_LEVEL: "error" });
+  await stack.startInbound("child", {
+    INBOUND_PREFETCH: "8",
+    LOG_LEVEL: "error",
+    INBOUND_SYNC_BUDGET_MS: "1000",
+  });
+  // SNS delivers again what the dead process never acknowledged
+  for (const r of injected.filter((x) => x.status !== "delivered")) {
+    const record = stack.sim.state.notifications.find((n) => n.sesMessageId === r.messageId)!;
+    const res = await fetch(`${stack.inbound.url}/api/inbound/provider`, {
+      method: "POST",
+      headers: { "content-type": "text/plain; charset=UTF-8" },
+      body: JSON.stringify(record.body),
+    });
+    expect(res.status).toBe(200);
+  }
   await waitFor(
     async () =>
       (await count("inbound_notifications WHERE ses_message_id = ANY($1) AND status = 'processed'", [

@@ -1,5 +1,6 @@
 import type { Pool, PoolClient } from "pg";
 import type { Prisma } from "./generated/prisma/client";
+import type { Db } from "./create-db";
 import { timeOrderedUuid } from "./time-ordered-uuid";
 
 /** Same shapes as @emailsvc/messaging's OutboxStore (structurally compatible; db does not import messaging). */
@@ -44,6 +45,24 @@ export function clientWebhookExistsSql(projectId: string, isTest: string): strin
  * as parameters, and the table's columns are spelled here only.
  */
 export const OUTBOX_INSERT = "INSERT INTO outbox_messages (id, exchange, routing_key, payload)";
+
+/**
+ * An outbox row held back until its fifth value (`available_at`): the writer means to do the work itself and hands
+ * it to the consumer only if it dies or gives up first. It then either drops the row (`dropHeldOutboxMessage`)
+ * or makes it due at once (`releaseHeldOutboxMessage`).
+ */
+export const OUTBOX_INSERT_HELD =
+  "INSERT INTO outbox_messages (id, exchange, routing_key, payload, available_at)";
+
+/** The held row's work was done by its writer: nothing to publish. */
+export async function dropHeldOutboxMessage(db: Db, id: string): Promise<void> {
+  await db.pool.query("DELETE FROM outbox_messages WHERE id = $1", [id]);
+}
+
+/** The held row's writer gave the work up: publish it at the relay's next pass. */
+export async function releaseHeldOutboxMessage(db: Db, id: string): Promise<void> {
+  await db.pool.query("UPDATE outbox_messages SET available_at = now() WHERE id = $1", [id]);
+}
 
 /**
  * How long rows a statement handed to its own service's relay (`OutboxHandoff`) stay out of the poll's reach:

@@ -5,7 +5,8 @@ import { type ProcessDeps, processNotification } from "../use-cases/process-noti
 const MAX_ATTEMPTS = consumerCatalogue[Queues.inboundMailNotifications].retry.maxAttempts;
 
 /**
- * provider.inbound-received → processNotification. Each handler acks once the notification is finished (stored,
+ * provider.inbound-received → processNotification: the notifications the receiver could not finish before its
+ * answer (it died, or its time budget ran out), or all of them when INBOUND_SYNC_BUDGET_MS=0. Each handler acks once the notification is finished (stored,
  * duplicate, refused or failed: an unreadable message is recorded, never retried, so it cannot block the queue);
  * S3, SES or the database failing retries it later. A missing S3 object is retried until the last attempt, then
  * recorded as failed.
@@ -13,7 +14,7 @@ const MAX_ATTEMPTS = consumerCatalogue[Queues.inboundMailNotifications].retry.ma
 export function inboundConsumer(deps: ProcessDeps) {
   return defineConsumer(Queues.inboundMailNotifications, {
     [RoutingKeys.inboundReceived]: async (envelope, ctx) => {
-      const outcome = await processNotification(deps, envelope.payload.notificationId, {
+      const { outcome } = await processNotification(deps, envelope.payload.notificationId, {
         lastAttempt: ctx.attempt >= MAX_ATTEMPTS,
       });
       if (outcome === "retry")

@@ -109,7 +109,9 @@ async function ensureThread(db: Db, n: NewThread, participants: string[]): Promi
  * Whether it is forwarded is decided there: `unmatched` without a project, `dashboard_send` when not forwardable,
  * else `queued` when the project has an inbound URL for the send's mode and `no_url` when not. A message whose
  * dedupe key (project, Message-ID, recipient) is stored already inserts nothing: the notification is marked a
- * duplicate of the stored one.
+ * duplicate of the stored one. The notification is marked only while still `received`: when the receiver and the
+ * consumer process one notification at once (the receiver overran its hold), the second finds the first's
+ * message by its dedupe key and leaves the first's outcome alone.
  */
 const STORE_SQL = `
 WITH fwd AS (
@@ -144,7 +146,7 @@ WITH fwd AS (
   UPDATE inbound_notifications
      SET status = CASE WHEN EXISTS (SELECT 1 FROM msg) THEN 'processed' ELSE 'duplicate' END,
          inbound_message_id = COALESCE((SELECT id FROM msg), (SELECT id FROM dup)), size = $28, processed_at = now()
-   WHERE id = $31::uuid
+   WHERE id = $31::uuid AND status = 'received'
 ), ob AS (
   ${OUTBOX_INSERT}
   SELECT $32::uuid, $33, 'email.inbound', $42::jsonb FROM msg WHERE msg.forward = 'queued'

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { Exchanges, makeEnvelope, RoutingKeys, type ProjectId } from "@emailsvc/contracts";
-import { type Db, OUTBOX_INSERT } from "@emailsvc/db";
+import { type Db, OUTBOX_INSERT, OUTBOX_INSERT_HELD } from "@emailsvc/db";
 import type { ReceivedNotification } from "../domain/ses-received";
 
 export interface StoredNotification {
@@ -21,8 +21,10 @@ export interface StoredNotification {
 /**
  * The notification and the outbox row that hands it to the consumer, in one statement (atomic): acknowledged only
  * once both are stored. A notification whose SNS MessageId is already stored inserts nothing (a redelivery).
+ * With a hold, the outbox row is due only after it: the receiver processes the notification itself meanwhile,
+ * and the consumer gets it only if the receiver dies or gives up first.
  */
-const STORE_SQL = `
+const storeSql = (held: boolean) => `
 WITH ins AS (
   INSERT INTO inbound_notifications
     (id, sns_message_id, topic_arn, ses_message_id, action_type, bucket_name, object_key, content, recipients, source, verdicts)
@@ -30,20 +32,23 @@ WITH ins AS (
   ON CONFLICT (sns_message_id) DO NOTHING
   RETURNING id
 ), ob AS (
-  ${OUTBOX_INSERT}
-  SELECT $12::uuid, $13, $14, $15::jsonb FROM ins
+  ${held ? `${OUTBOX_INSERT_HELD} SELECT $12::uuid, $13, $14, $15::jsonb, now() + $16 * interval '1 millisecond'` : `${OUTBOX_INSERT} SELECT $12::uuid, $13, $14, $15::jsonb`}
+    FROM ins
 )
 SELECT id FROM ins`;
+const STORE_SQL = storeSql(false);
+const STORE_HELD_SQL = storeSql(true);
 
 export async function storeNotification(
   db: Db,
   snsMessageId: string,
   topicArn: string,
   n: ReceivedNotification,
-): Promise<{ id: string; inserted: boolean }> {
+  holdMs = 0,
+): Promise<{ id: string; inserted: boolean; outboxId: string }> {
   const id = randomUUID();
   const envelope = makeEnvelope(RoutingKeys.inboundReceived, { notificationId: id }, { projectId: null });
-  const { rows } = await db.pool.query<{ id: string }>(STORE_SQL, [
+  const { rows } = await db.pool.query<{ id: string }>(holdMs > 0 ? STORE_HELD_SQL : STORE_SQL, [
     id,
     snsMessageId,
     topicArn,
@@ -59,8 +64,11 @@ export async function storeNotification(
     Exchanges.providerNotifications,
     RoutingKeys.inboundReceived,
     JSON.stringify(envelope),
+    ...(holdMs > 0 ? [holdMs] : []),
   ]);
-  return rows[0] ? { id: rows[0].id, inserted: true } : { id: "", inserted: false };
+  return rows[0]
+    ? { id: rows[0].id, inserted: true, outboxId: envelope.id }
+    : { id: "", inserted: false, outboxId: "" };
 }
 
 /** What the receiver answers for a notification it already has: its state and, once processed, the reply's. */
@@ -68,25 +76,38 @@ export async function notificationOutcome(
   db: Db,
   snsMessageId: string,
 ): Promise<{
+  /** the notification's id */
+  id: string;
   status: string;
   sesMessageId: string;
   projectId: ProjectId | null;
   threadId: string | null;
+  /** why it failed or was refused */
+  error: string | null;
 } | null> {
   const { rows } = await db.pool.query<{
+    id: string;
     status: string;
     ses_message_id: string;
     project_id: ProjectId | null;
     thread_id: string | null;
+    error: string | null;
   }>(
-    `SELECT n.status, n.ses_message_id, m.project_id, m.thread_id
+    `SELECT n.id, n.status, n.ses_message_id, m.project_id, m.thread_id, n.error
        FROM inbound_notifications n LEFT JOIN inbound_messages m ON m.id = n.inbound_message_id
       WHERE n.sns_message_id = $1`,
     [snsMessageId],
   );
   const r = rows[0];
   return r
-    ? { status: r.status, sesMessageId: r.ses_message_id, projectId: r.project_id, threadId: r.thread_id }
+    ? {
+        id: r.id,
+        status: r.status,
+        sesMessageId: r.ses_message_id,
+        projectId: r.project_id,
+        threadId: r.thread_id,
+        error: r.error,
+      }
     : null;
 }
 

@@ -28,7 +28,11 @@ export interface ProcessDeps {
   logger: Logger;
   resolve: ResolveRepo;
   kickOutbox(): void;
-  counters?: { processed: ReturnType<Metrics["counter"]> };
+  counters?: {
+    processed: ReturnType<Metrics["counter"]>;
+    /** the receiver's answers that said `queued` (it could not finish before answering), by reason */
+    deferred?: ReturnType<Metrics["counter"]>;
+  };
   config: {
     inboundDomain: string;
     bucket: string;
@@ -48,6 +52,23 @@ export const TOO_LARGE_EXPLANATION = "Message length exceeds limit set by recipi
 export type ProcessOutcome =
   "processed" | "duplicate" | "refused" | "failed" | "already-done" | "missing" | "retry";
 
+/** What became of a notification: the reply's project and thread once stored, the reason once failed. */
+export interface ProcessResult {
+  outcome: ProcessOutcome;
+  /** null: not stored here, or stored unmatched */
+  projectId: ProjectId | null;
+  threadId: string | null;
+  /** why it failed (unparseable, another bucket, no object) or was refused */
+  reason: string | null;
+}
+
+const result = (outcome: ProcessOutcome, reason: string | null = null): ProcessResult => ({
+  outcome,
+  projectId: null,
+  threadId: null,
+  reason,
+});
+
 const lower = (s: string) => s.trim().toLowerCase();
 
 /** Where an attachment goes: under the project (or `unmatched`) and the message. */
@@ -66,10 +87,10 @@ export async function processNotification(
   deps: ProcessDeps,
   notificationId: string,
   opts: { lastAttempt?: boolean } = {},
-): Promise<ProcessOutcome> {
+): Promise<ProcessResult> {
   const n = await loadNotification(deps.db, notificationId);
-  if (!n) return "missing";
-  if (n.status !== "received") return "already-done";
+  if (!n) return result("missing");
+  if (n.status !== "received") return result("already-done");
   const cfg = deps.config;
 
   let size: number;
@@ -77,28 +98,18 @@ export async function processNotification(
   if (n.actionType === "S3") {
     // Never a bucket the message names: a notification pointing elsewhere is refused, not followed.
     if (n.bucketName !== cfg.bucket) {
-      await finishNotification(
-        deps.db,
-        n.id,
-        "failed",
-        `object is in bucket ${n.bucketName}, not the inbound bucket`,
-        null,
-      );
-      return "failed";
+      const reason = `object is in bucket ${n.bucketName}, not the inbound bucket`;
+      await finishNotification(deps.db, n.id, "failed", reason, null);
+      return result("failed", reason);
     }
     // Size first: a GET of at most the limit + 1 bytes names the object's size, so a reply over the limit is
     // bounced without being downloaded, and one within it is read by the same request.
     const found = await getObjectUpTo(deps.s3, cfg.bucket, n.objectKey!, cfg.maxBytes);
     if (found === null) {
-      if (!opts.lastAttempt) return "retry";
-      await finishNotification(
-        deps.db,
-        n.id,
-        "failed",
-        `no object ${n.objectKey} in the inbound bucket`,
-        null,
-      );
-      return "failed";
+      if (!opts.lastAttempt) return result("retry");
+      const reason = `no object ${n.objectKey} in the inbound bucket`;
+      await finishNotification(deps.db, n.id, "failed", reason, null);
+      return result("failed", reason);
     }
     size = found.size;
     raw = found.bytes;
@@ -108,8 +119,7 @@ export async function processNotification(
   }
 
   if (size > cfg.maxBytes || raw === null) {
-    await bounceTooLarge(deps, n, size);
-    return "refused";
+    return result("refused", await bounceTooLarge(deps, n, size));
   }
 
   let parsed: ParsedReply;
@@ -117,13 +127,15 @@ export async function processNotification(
     parsed = await parseMime(raw);
   } catch (err) {
     if (!(err instanceof UnparseableMessageError)) throw err;
-    await finishNotification(deps.db, n.id, "failed", `unparseable message: ${err.message}`, size);
+    const reason = `unparseable message: ${err.message}`;
+    await finishNotification(deps.db, n.id, "failed", reason, size);
     deps.logger.warn({ notificationId: n.id, err: err.message }, "inbound message could not be parsed");
-    return "failed";
+    return result("failed", reason);
   }
   if (!parsed.from) {
-    await finishNotification(deps.db, n.id, "failed", "unparseable message: no From address", size);
-    return "failed";
+    const reason = "unparseable message: no From address";
+    await finishNotification(deps.db, n.id, "failed", reason, size);
+    return result("failed", reason);
   }
 
   const normalizedSubject = normalizeSubject(parsed.subject);
@@ -138,7 +150,8 @@ export async function processNotification(
   return storeReply(deps, n, parsed, raw, size, normalizedSubject, resolution);
 }
 
-async function bounceTooLarge(deps: ProcessDeps, n: StoredNotification, size: number): Promise<void> {
+/** Bounces a reply over the size limit and records it refused; returns the recorded reason. */
+async function bounceTooLarge(deps: ProcessDeps, n: StoredNotification, size: number): Promise<string> {
   const cfg = deps.config;
   const ours = n.recipients.filter((r) => lower(r).endsWith(`@${cfg.inboundDomain.toLowerCase()}`));
   await sendBounce(deps.sesV1, {
@@ -149,14 +162,10 @@ async function bounceTooLarge(deps: ProcessDeps, n: StoredNotification, size: nu
     bounceType: "MessageTooLarge",
     status: "5.3.4",
   });
-  await finishNotification(
-    deps.db,
-    n.id,
-    "refused",
-    `${TOO_LARGE_EXPLANATION} (${size} bytes, limit ${cfg.maxBytes}): bounced to the sender`,
-    size,
-  );
+  const reason = `${TOO_LARGE_EXPLANATION} (${size} bytes, limit ${cfg.maxBytes}): bounced to the sender`;
+  await finishNotification(deps.db, n.id, "refused", reason, size);
   deps.logger.info({ notificationId: n.id, size }, "inbound reply too large: bounced");
+  return reason;
 }
 
 async function storeReply(
@@ -167,7 +176,7 @@ async function storeReply(
   size: number,
   normalizedSubject: string,
   r: Resolution,
-): Promise<ProcessOutcome> {
+): Promise<ProcessResult> {
   const cfg = deps.config;
   const id = n.id;
   const projectId = r.projectId;
@@ -216,7 +225,7 @@ async function storeReply(
   const isTest = send?.isTest ?? false;
   const linkExpiry = new Date(receivedAt.getTime() + cfg.linkTtlMs);
 
-  const result = await storeInboundMessage(deps.db, {
+  const stored = await storeInboundMessage(deps.db, {
     notificationId: n.id,
     participants,
     // the subject rule's thread, else the send's own once its first reply made it, else the send's made now
@@ -313,12 +322,12 @@ async function storeReply(
       });
     },
   });
-  if (result.kind === "duplicate") return "duplicate";
-  if (result.forward === "queued") deps.kickOutbox();
+  if (stored.kind === "duplicate") return result("duplicate");
+  if (stored.forward === "queued") deps.kickOutbox();
   deps.counters?.processed.inc({ matched_by: r.matchedBy ?? "unmatched", kind });
   if (!projectId)
     deps.logger.warn({ inboundId: id, from: from.email, recipients: n.recipients }, "inbound.unmatched");
-  return "processed";
+  return { outcome: "processed", projectId, threadId: stored.threadId, reason: null };
 }
 
 /** PostgreSQL text refuses NUL; a mail may carry one. */
