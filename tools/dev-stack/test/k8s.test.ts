@@ -71,6 +71,104 @@ describe.each(overlays)("kustomize %s", (overlay) => {
     }
   });
 
+  it("forces HTTPS on the Ingress, with a tls block for its host", () => {
+    const ingress = objects.find((o) => o.kind === "Ingress") as unknown as {
+      metadata: { annotations: Record<string, string> };
+      spec: { tls?: { hosts: string[]; secretName: string }[]; rules: { host: string }[] };
+    };
+    expect(ingress.metadata.annotations["nginx.ingress.kubernetes.io/force-ssl-redirect"]).toBe("true");
+    expect(ingress.spec.tls?.length).toBeGreaterThan(0);
+    expect(ingress.spec.tls![0]!.secretName).toBeTruthy();
+    for (const rule of ingress.spec.rules) expect(ingress.spec.tls![0]!.hosts).toContain(rule.host);
+  });
+
+  describe("NetworkPolicies (issue 49 item 2)", () => {
+    type Peer = {
+      podSelector?: { matchLabels?: Record<string, string> };
+      namespaceSelector?: { matchLabels?: Record<string, string> };
+    };
+    type Policy = K8sObject & {
+      spec: {
+        podSelector: { matchLabels: Record<string, string> };
+        policyTypes: string[];
+        ingress: { from?: Peer[]; ports?: { port: string | number }[] }[];
+      };
+    };
+    type Deployment = K8sObject & {
+      spec: {
+        selector: { matchLabels: Record<string, string> };
+        template: {
+          metadata: { labels: Record<string, string> };
+          spec: { containers: { ports: { name: string; containerPort: number }[] }[] };
+        };
+      };
+    };
+    const policies = objects.filter((o) => o.kind === "NetworkPolicy") as Policy[];
+    const deployments = objects.filter((o) => o.kind === "Deployment") as Deployment[];
+    const selects = (sel: Record<string, string>, labels: Record<string, string>) =>
+      Object.entries(sel).every(([k, v]) => labels[k] === v);
+    /** The peers allowed to reach `port` (a container port's name) of a Deployment's pods, over every policy. */
+    const peersOf = (d: Deployment, port: string) =>
+      policies
+        .filter((p) => selects(p.spec.podSelector.matchLabels, d.spec.template.metadata.labels))
+        .flatMap((p) => p.spec.ingress)
+        .filter((rule) => !rule.ports || rule.ports.some((x) => x.port === port))
+        .flatMap((rule) => rule.from ?? [{}]);
+    const namespaceOf = (peer: Peer) => peer.namespaceSelector?.matchLabels?.["kubernetes.io/metadata.name"];
+    const platform = { "app.kubernetes.io/part-of": "emailsvc" };
+
+    it("every policy selects at least one Deployment's pods, and every Deployment is selected (default deny)", () => {
+      expect(policies.length).toBeGreaterThan(0);
+      for (const p of policies) {
+        expect(p.spec.policyTypes).toEqual(["Ingress"]);
+        const matched = deployments.filter((d) =>
+          selects(p.spec.podSelector.matchLabels, d.spec.template.metadata.labels),
+        );
+        expect({ policy: p.metadata.name, matched: matched.length > 0 }).toEqual({
+          policy: p.metadata.name,
+          matched: true,
+        });
+      }
+      const deny = policies.find((p) => p.spec.ingress.length === 0)!;
+      for (const d of deployments) {
+        expect(selects(deny.spec.podSelector.matchLabels, d.spec.template.metadata.labels)).toBe(true);
+        // the Deployment's own selector picks the labels the policies select on
+        expect(selects(d.spec.selector.matchLabels, d.spec.template.metadata.labels)).toBe(true);
+      }
+    });
+
+    it.each(SERVICES.filter((s) => s.internalPort).map((s) => s.name))(
+      "%s's internal port takes only the platform's own pods and the operator namespace",
+      (name) => {
+        const d = deployments.find((x) => x.metadata.name === name)!;
+        expect(d.spec.template.spec.containers[0]!.ports.map((p) => p.name)).toContain("internal");
+        const peers = peersOf(d, "internal");
+        expect(peers.length).toBe(2);
+        for (const peer of peers) {
+          // no empty peer (everyone), no namespaceSelector that matches every namespace
+          expect(peer).not.toEqual({});
+          if (peer.podSelector && !peer.namespaceSelector)
+            expect(peer.podSelector.matchLabels).toEqual(platform);
+          else expect(namespaceOf(peer)).toBe("emailsvc-operator");
+        }
+      },
+    );
+
+    it.each(SERVICES.map((s) => s.name))(
+      "%s's http port takes the ingress controller (public routes only) and Prometheus",
+      (name) => {
+        const svc = SERVICES.find((s) => s.name === name)!;
+        const d = deployments.find((x) => x.metadata.name === name)!;
+        const from = peersOf(d, "http")
+          .map((peer) => namespaceOf(peer) ?? "(same namespace)")
+          .sort();
+        expect(from).toEqual(svc.publicPrefixes.length ? ["ingress-nginx", "monitoring"] : ["monitoring"]);
+        const ingressPeer = peersOf(d, "http").find((peer) => namespaceOf(peer) === "ingress-nginx");
+        if (ingressPeer) expect(ingressPeer.podSelector?.matchLabels).toBeDefined();
+      },
+    );
+  });
+
   it("has a migration Job", () => {
     expect(find("Job", "emailsvc-migrate")).toBeDefined();
   });
