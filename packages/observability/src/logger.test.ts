@@ -40,6 +40,18 @@ describe("createLogger", () => {
     expect(text).not.toContain("sk_test_x");
     expect(text).toContain("[redacted]");
   });
+
+  it("redacts the admin and internal tokens of a request's headers", () => {
+    const { lines, destination } = capture();
+    const log = createLogger({ service: "s", destination });
+    log.info(
+      { req: { headers: { "x-admin-token": "adm_secret1", "x-internal-token": "int_secret2" } } },
+      "req",
+    );
+    const text = JSON.stringify(lines[0]);
+    expect(text).not.toContain("adm_secret1");
+    expect(text).not.toContain("int_secret2");
+  });
 });
 
 describe("createMetrics", () => {

@@ -14,6 +14,7 @@ const REDACT_PATHS = [
   "req.headers.authorization",
   "req.headers.cookie",
   'req.headers["x-admin-token"]',
+  'req.headers["x-internal-token"]',
   "headers.authorization",
   "authorization",
   "apiKey",
