@@ -1,4 +1,4 @@
-import { createSnsReceiver, type SnsNotification } from "./sns-receiver";
+import { createSnsReceiver, type SnsNotification, snsVerifierFromEnv } from "./sns-receiver";
 
 // The receiver's decisions with a plain fake verifier (the verifier has its own tests against signed messages).
 const logger = { warn: () => undefined, error: () => undefined };
@@ -75,5 +75,28 @@ describe("createSnsReceiver", () => {
       status: 500,
       body: { success: false, error: "Could not accept the message, try again" },
     });
+  });
+});
+
+describe("snsVerifierFromEnv: which SubscribeURLs a receiver visits", () => {
+  const allowed = (env: Parameters<typeof snsVerifierFromEnv>[0], url: string) =>
+    snsVerifierFromEnv(env).subscribeUrlAllowed!(new URL(url));
+  it("production (no widening): https AWS SNS hosts only", () => {
+    const env = { SNS_ALLOW_HTTP_CERT_URLS: false, SNS_TOPIC_ARNS: "" };
+    expect(allowed(env, "https://sns.us-east-1.amazonaws.com/?Action=ConfirmSubscription")).toBe(true);
+    expect(allowed(env, "http://sns.us-east-1.amazonaws.com/")).toBe(false);
+    expect(allowed(env, "http://127.0.0.1:4566/_sim/confirm-subscription")).toBe(false);
+    expect(allowed(env, "https://evil.example.com/")).toBe(false);
+  });
+  it("widened explicitly (dev stack, tests): the trusted certificate host, over http only when allowed", () => {
+    const env = {
+      SNS_CERT_HOST_PATTERN: "^127\\.0\\.0\\.1$",
+      SNS_ALLOW_HTTP_CERT_URLS: true,
+      SNS_TOPIC_ARNS: "",
+    };
+    expect(allowed(env, "http://127.0.0.1:4566/_sim/confirm-subscription")).toBe(true);
+    expect(allowed(env, "http://10.0.0.1/")).toBe(false);
+    expect(allowed({ ...env, SNS_ALLOW_HTTP_CERT_URLS: false }, "http://127.0.0.1:4566/")).toBe(false);
+    expect(allowed({ ...env, SNS_ALLOW_HTTP_CERT_URLS: false }, "https://127.0.0.1:4566/")).toBe(true);
   });
 });

@@ -18,8 +18,16 @@ import {
  *   413 { success: false, error: "Request body too large" }  more than SNS's 256 KB
  *   500 { success: false, error }                            could not take it (SNS retries)
  */
+/**
+ * A verifier, optionally carrying the rule for the SubscribeURLs it trusts (`snsVerifierFromEnv` attaches the one
+ * its certificate-host config makes): without one, only https AWS SNS hosts are ever called back.
+ */
+export type SnsVerify = ((message: Record<string, unknown>) => Promise<void>) & {
+  subscribeUrlAllowed?: (url: URL) => boolean;
+};
+
 export interface SnsReceiverOptions {
-  verify(message: Record<string, unknown>): Promise<void>;
+  verify: SnsVerify;
   logger: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void };
   /** A verified Notification: store or queue it durably before resolving (throw → 500, SNS retries). */
   onNotification(message: SnsNotification): Promise<Record<string, unknown> | void>;
@@ -58,12 +66,22 @@ async function getSubscribeUrl(url: string): Promise<void> {
   if (!res.ok) throw new Error(`SubscribeURL answered ${res.status}`);
 }
 
-/** Verifier options from a receiver's env (`snsReceiverEnv` of @emailsvc/config). */
+/** The production rule: a SubscribeURL is called back only over https on an AWS SNS host. */
+export function awsSubscribeUrl(url: URL): boolean {
+  return url.protocol === "https:" && AWS_SNS_CERT_HOST.test(url.hostname);
+}
+
+/**
+ * Verifier options from a receiver's env (`snsReceiverEnv` of @emailsvc/config). The SubscribeURLs it trusts follow
+ * the same explicit widening as the certificate hosts (SNS_CERT_HOST_PATTERN, SNS_ALLOW_HTTP_CERT_URLS): in
+ * production that is the AWS rule; a dev or test stack that trusts the simulator's certificate also lets its
+ * SubscriptionConfirmation be confirmed, as spec 4.9 says ("confirmed automatically").
+ */
 export function snsVerifierFromEnv(env: {
   SNS_CERT_HOST_PATTERN?: string | undefined;
   SNS_ALLOW_HTTP_CERT_URLS: boolean;
   SNS_TOPIC_ARNS: string;
-}): (message: Record<string, unknown>) => Promise<void> {
+}): SnsVerify {
   const topics = env.SNS_TOPIC_ARNS.split(",")
     .map((t) => t.trim())
     .filter(Boolean);
@@ -73,11 +91,19 @@ export function snsVerifierFromEnv(env: {
     ...(topics.length ? { topicArnAllowlist: topics } : {}),
   };
   const verifier = createSnsVerifier(opts);
-  return (m) => verifier.verify(m);
+  const hostRule = opts.allowedCertHosts;
+  const verify: SnsVerify = (m) => verifier.verify(m);
+  verify.subscribeUrlAllowed = hostRule
+    ? (url) =>
+        (url.protocol === "https:" || (env.SNS_ALLOW_HTTP_CERT_URLS && url.protocol === "http:")) &&
+        hostRule.test(url.hostname)
+    : awsSubscribeUrl;
+  return verify;
 }
 
 export function createSnsReceiver(opts: SnsReceiverOptions): (raw: string) => Promise<SnsAnswer> {
   const confirm = opts.confirmSubscription ?? getSubscribeUrl;
+  const subscribeUrlAllowed = opts.verify.subscribeUrlAllowed ?? awsSubscribeUrl;
   return async (raw) => {
     let msg: Record<string, unknown>;
     try {
@@ -99,15 +125,15 @@ export function createSnsReceiver(opts: SnsReceiverOptions): (raw: string) => Pr
     try {
       if (msg.Type === "SubscriptionConfirmation") {
         const url = String(msg.SubscribeURL ?? "");
-        let host = "";
+        let allowed = false;
         try {
-          const u = new URL(url);
-          host = u.protocol === "https:" ? u.hostname : "";
+          allowed = subscribeUrlAllowed(new URL(url));
         } catch {
           /* invalid */
         }
-        // Only ever call back to an AWS SNS host, whatever the (verified) message says.
-        if (!AWS_SNS_CERT_HOST.test(host))
+        // Only ever call back to an AWS SNS host (or the explicitly trusted local one), whatever the (verified)
+        // message says.
+        if (!allowed)
           return { status: 400, body: { success: false, error: "SubscribeURL is not an AWS SNS URL" } };
         await confirm(url);
         return { status: 200, body: { success: true, message: "Subscription confirmed" } };
