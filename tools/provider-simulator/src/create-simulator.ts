@@ -76,13 +76,14 @@ export function createSimulator(opts: SimulatorOptions): Simulator {
   });
   let publicUrl = opts.publicUrl?.replace(/\/+$/, "") ?? (opts.port ? `http://127.0.0.1:${opts.port}` : "");
   const inboundTopicArn = opts.inboundTopicArn ?? `arn:aws:sns:${region}:${accountId}:ses-inbound`;
+  const topicArn = opts.topicArn ?? `arn:aws:sns:${region}:${accountId}:ses-notifications`;
 
   const notifier = new Notifier({
     state,
     logger,
     region,
     accountId,
-    topicArn: opts.topicArn ?? `arn:aws:sns:${region}:${accountId}:ses-notifications`,
+    topicArn,
     inboundTopicArn,
     privateKeyPem: signing.privateKeyPem,
     publicUrl: () => publicUrl,
@@ -106,7 +107,14 @@ export function createSimulator(opts: SimulatorOptions): Simulator {
   const app = express();
   app.disable("x-powered-by");
   app.use("/v2", sesRoutes(ctx));
-  app.use("/_sim", controlRoutes(ctx, signing.certPem));
+  app.use(
+    "/_sim",
+    controlRoutes(ctx, signing.certPem, {
+      privateKeyPem: signing.privateKeyPem,
+      topicArn,
+      timeoutMs: opts.notificationTimeoutMs ?? 5_000,
+    }),
+  );
   app.use(sesV1Routes(ctx));
   app.get("/", (_req, res) => {
     res.json({ service: "provider-simulator", ses: "/v2/email", control: "/_sim", cert: "/_sim/cert.pem" });

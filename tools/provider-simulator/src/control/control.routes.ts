@@ -4,6 +4,7 @@ import type { SimContext } from "../context";
 import { settleIdentity } from "../ses/identities";
 import type { SimMessage } from "../state/types";
 import { injectInbound, injectInboundBody } from "./inject-inbound";
+import { confirmSubscription, postSubscriptionConfirmation } from "./subscribe";
 
 const configPatch = z
   .object({
@@ -74,12 +75,55 @@ function perSecond(messages: SimMessage[]): Record<string, number> {
 }
 
 /** Control API for tests and humans, under /_sim. */
-export function controlRoutes(ctx: SimContext, certPem: string): Router {
+export function controlRoutes(
+  ctx: SimContext,
+  certPem: string,
+  signing: { privateKeyPem: string; topicArn: string; timeoutMs: number },
+): Router {
   const r = Router();
   r.use(express.json({ limit: "60mb", type: () => true }));
 
   r.get("/cert.pem", (_req, res) => {
     res.type("application/x-pem-file").send(certPem);
+  });
+
+  // A signed SubscriptionConfirmation to the inbound or provider receiver (spec 4.9: "confirmed automatically"),
+  // answered with the receiver's answer and whether it visited the SubscribeURL before answering.
+  r.post("/subscribe", async (req, res, next) => {
+    try {
+      const target = req.query.target;
+      if (target !== "inbound" && target !== "provider")
+        return void res.status(400).json({ error: "target must be inbound or provider" });
+      const sub = await postSubscriptionConfirmation(ctx, target, signing);
+      if (!sub)
+        return void res.status(409).json({
+          error: `no ${target === "inbound" ? "inboundNotificationUrl" : "notificationUrl"} configured`,
+        });
+      res.json({ ...sub, confirmed: sub.confirmedAt !== null });
+    } catch (err) {
+      next(err);
+    }
+  });
+  // The SubscribeURL of those confirmations: records the visit, answers as SNS's ConfirmSubscription does.
+  r.get("/confirm-subscription", (req, res) => {
+    const token = typeof req.query.Token === "string" ? req.query.Token : "";
+    const sub = confirmSubscription(ctx, token, req.get("user-agent") ?? null);
+    if (!sub)
+      return void res
+        .status(404)
+        .type("text/xml")
+        .send(
+          "<ErrorResponse><Error><Code>NotFound</Code><Message>Unknown token</Message></Error></ErrorResponse>",
+        );
+    res
+      .type("text/xml")
+      .send(
+        "<ConfirmSubscriptionResponse><ConfirmSubscriptionResult><SubscriptionArn>" +
+          `${sub.subscriptionArn}</SubscriptionArn></ConfirmSubscriptionResult></ConfirmSubscriptionResponse>`,
+      );
+  });
+  r.get("/subscriptions", (_req, res) => {
+    res.json({ subscriptions: ctx.state.subscriptions });
   });
 
   // Target of the UnsubscribeURL in every notification; nothing to undo in a simulator.

@@ -6,6 +6,7 @@ import type {
   SimBounce,
   SimIdentity,
   SimMessage,
+  SimSubscription,
 } from "./types";
 
 const MAX_NOTIFICATIONS_KEPT = 20_000;
@@ -17,6 +18,7 @@ export class SimulatorState {
   readonly identities = new Map<string, SimIdentity>();
   readonly inbound: InjectedInbound[] = [];
   readonly bounces: SimBounce[] = [];
+  readonly subscriptions: SimSubscription[] = [];
   readonly notifications: NotificationRecord[] = [];
   readonly sendRate = new SendRateTracker();
   notificationCounts = { delivered: 0, failed: 0, skipped: 0 };
@@ -72,6 +74,7 @@ export class SimulatorState {
     this.identities.clear();
     this.inbound.length = 0;
     this.bounces.length = 0;
+    this.subscriptions.length = 0;
     this.notifications.length = 0;
     this.notificationCounts = { delivered: 0, failed: 0, skipped: 0 };
     this.sendRate.reset();

@@ -102,3 +102,25 @@ export interface RuntimeConfig {
   /** GetAccount's SendQuota.Max24HourSend (a test lowers it to see a sender's 24-hour quota run out). */
   max24HourSend: number;
 }
+
+/**
+ * A SubscriptionConfirmation posted through `POST /_sim/subscribe`, and whether its SubscribeURL was visited (what
+ * a receiver that confirms automatically does: spec 4.9).
+ */
+export interface SimSubscription {
+  /** inbound: the inbound-mail receiver; provider: notification-ingest */
+  target: "inbound" | "provider";
+  url: string;
+  topicArn: string;
+  messageId: string;
+  token: string;
+  subscribeUrl: string;
+  postedAt: string;
+  /** the receiver's answer to the POST (null: it could not be reached) */
+  answer: { status: number; body: string } | null;
+  error?: string;
+  /** when the SubscribeURL was visited, and by whom; null until then */
+  confirmedAt: string | null;
+  confirmedBy: string | null;
+  subscriptionArn: string | null;
+}
