@@ -5,16 +5,17 @@
  * same facts to .local/demo.json. Ctrl-C stops everything it started.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { createDb, startAutovacuumStandIn } from "@emailsvc/db";
 import { stackIsolation } from "./isolation";
 import { ensureVhost } from "./rabbit-vhost";
+import { demoCampaignCommand, ensureCampaignReady } from "./demo-campaign";
 import { ensureDemoProject } from "./demo-project";
 import { startGateway } from "./gateway";
 import { missingDependencies } from "./preflight";
+import { ensureSecretsFile, type Secrets, writePrivate } from "./secrets";
 import {
   GATEWAY_PORT as BASE_GATEWAY_PORT,
   internalAddresses,
@@ -46,22 +47,13 @@ const SIMULATOR_PORT = BASE_SIMULATOR_PORT + offset;
 const publicApi = SERVICES.find((s) => s.name === "public-api")!;
 const children: { name: string; proc: ChildProcess }[] = [];
 
-interface Secrets {
-  API_KEY_ENCRYPTION_KEY: string;
-  TRACKING_SECRET: string;
-  ADMIN_TOKEN: string;
-}
-
-/** Dev secrets are generated once and kept, so stored (encrypted) API keys stay readable across restarts. */
+/**
+ * Dev secrets are generated once and kept, so stored (encrypted) API keys stay readable across restarts; a secret
+ * added since (INTERNAL_TOKEN) is generated into the existing file. Mode 0600.
+ */
 function loadSecrets(): Secrets {
-  const file = path.join(localDir, "secrets.json");
-  if (fs.existsSync(file)) return JSON.parse(fs.readFileSync(file, "utf8")) as Secrets;
-  const secrets: Secrets = {
-    API_KEY_ENCRYPTION_KEY: randomBytes(32).toString("hex"),
-    TRACKING_SECRET: randomBytes(24).toString("hex"),
-    ADMIN_TOKEN: `adm_${randomBytes(24).toString("hex")}`,
-  };
-  fs.writeFileSync(file, JSON.stringify(secrets, null, 2), { mode: 0o600 });
+  const { secrets, added } = ensureSecretsFile(path.join(localDir, "secrets.json"));
+  if (added.length) log(`generated ${added.join(", ")} into ${path.relative(root, localDir)}/secrets.json`);
   return secrets;
 }
 
@@ -269,11 +261,29 @@ async function main(): Promise<void> {
     log,
   }).finally(() => db.close());
   log(`${demo.origin === "created" ? "created" : "reusing"} demo project ${demo.projectId}`);
+  const campaignReady = await ensureCampaignReady({
+    baseUrl,
+    simulatorUrl,
+    liveKey: demo.liveKey,
+    adminUrl,
+    adminToken: secrets.ADMIN_TOKEN,
+    projectId: demo.projectId,
+    log,
+  });
+  if (!campaignReady.ready) log(`the demo project is not campaign-ready: ${campaignReady.why}`);
+  // The command as it runs from the repository root; a second stack's facts are found through STACK_STATE_DIR.
+  const campaignCommand = demoCampaignCommand(
+    demo.projectId,
+    path.resolve(localDir) === path.resolve(root, ".local")
+      ? null
+      : (process.env.STACK_STATE_DIR ?? localDir),
+  );
   // A cache of what the database holds (rewritten on every start), for the README's commands and the admin CLI.
   const facts = {
     base_url: baseUrl,
     ...Object.fromEntries(internal.map((a) => [a.fact, a.url])),
     admin_token: secrets.ADMIN_TOKEN,
+    internal_token: secrets.INTERNAL_TOKEN,
     project_id: demo.projectId,
     live_key: demo.liveKey,
     test_key: demo.testKey,
@@ -282,7 +292,8 @@ async function main(): Promise<void> {
     database_url: databaseUrl,
     rabbitmq_url: rabbitUrl,
   };
-  fs.writeFileSync(path.join(localDir, "demo.json"), JSON.stringify(facts, null, 2) + "\n");
+  // 0600: it holds the admin and internal tokens and the demo keys
+  writePrivate(path.join(localDir, "demo.json"), JSON.stringify(facts, null, 2) + "\n");
   const internalLines = internal
     .map((a) => `    ${a.fact.padEnd(15)} ${a.url}   ${a.routes.join(", ")} (${a.service})`)
     .join("\n");
@@ -296,14 +307,23 @@ async function main(): Promise<void> {
     Simulator       ${simulatorUrl}/_sim/messages   (every email "sent" lands here)
     Facts           ${path.relative(root, path.join(localDir, "demo.json"))}     Logs: ${path.relative(root, logDir)}/
 
-  Internal routes (this machine only, no API key; /admin takes the admin_token of the facts file):
+  Internal routes (this machine only, no API key; they take the internal_token of the facts file as
+  x-internal-token, and /admin takes its admin_token instead):
 ${internalLines}
+    Internal token  ${secrets.INTERNAL_TOKEN}
 
   Try:
     curl -s ${baseUrl}/v1/send-email \\
       -H "Authorization: Bearer ${demo.testKey}" -H "Content-Type: application/json" \\
       -d '{"recipient_email":"success@simulator.amazonaws.com","sender_email":"${demo.senderEmail}","subject":"Hello {{name}}","html_body":"<p>Hi {{name}}</p>","data":{"name":"Ada"}}'
-
+${
+  campaignReady.ready
+    ? `
+  A campaign (example.com verified in the simulator, a PLACEHOLDER postal address, leads tagged demo):
+    ${campaignCommand}
+`
+    : ""
+}
   Ctrl-C stops everything.
 `);
 }

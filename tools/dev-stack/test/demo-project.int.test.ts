@@ -147,6 +147,30 @@ describe("pnpm start keeps one demo project per database (demo.json is a cache)"
       "SELECT id FROM projects WHERE name = 'Demo project'",
     );
     expect(projects.map((p) => p.id)).toEqual([first.facts.project_id]);
+    // issue 43 item 4: each database's demo project is campaign-ready, once: example.com registered and verified
+    // (one active row, however many starts), the placeholder postal address, and the printed command names it
+    const campaignReady = (db: string) =>
+      adminQuery<{ project_id: string; status: string; dkim_verified: boolean; postal_address: string }>(
+        db,
+        `SELECT d.project_id::text, d.status, d.dkim_verified, p.postal_address
+           FROM domain_identities d JOIN projects p ON p.id = d.project_id
+          WHERE d.domain = 'example.com' AND d.deleted_at IS NULL`,
+      );
+    for (const [db, projectId] of [
+      [dbA, first.facts.project_id],
+      [dbB, inB.facts.project_id],
+    ] as const) {
+      expect(await campaignReady(db)).toEqual([
+        {
+          project_id: projectId,
+          status: "verified",
+          dkim_verified: true,
+          postal_address: expect.stringMatching(/^PLACEHOLDER postal address/),
+        },
+      ]);
+    }
+    expect(backInA.output).toContain(`pnpm admin campaigns create ${first.facts.project_id} `);
+    expect(backInA.output).not.toContain("not campaign-ready");
   });
 
   it("without secrets.json the stored keys cannot be decrypted: same project, new keys that work, and says so", async () => {

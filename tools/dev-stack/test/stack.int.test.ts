@@ -4,7 +4,7 @@
  * Nothing is faked: a send goes public API → outbox → RabbitMQ → send-worker → simulator → SNS notification →
  * notification-ingest → activity status → webhook-dispatcher → a signed webhook to a local receiver.
  */
-import type { ChildProcess } from "node:child_process";
+import { type ChildProcess, spawnSync } from "node:child_process";
 import { createHmac } from "node:crypto";
 import fs from "node:fs";
 import http from "node:http";
@@ -88,6 +88,7 @@ describe("pnpm start", () => {
       "base_url",
       "internal_url",
       "admin_token",
+      "internal_token",
       "project_id",
       "live_key",
       "test_key",
@@ -345,6 +346,90 @@ describe("pnpm start", () => {
       expect(activity.recipient).toBe(to);
     } finally {
       await db.end();
+    }
+  });
+
+  it("writes demo.json and secrets.json readable by their owner only (they hold the tokens)", () => {
+    for (const f of ["demo.json", "secrets.json"])
+      expect({ f, mode: fs.statSync(path.join(stateDir, f)).mode & 0o777 }).toEqual({ f, mode: 0o600 });
+  });
+
+  it("internal routes answer 401 without the internal token, and work with the printed one (issue 49)", async () => {
+    const send = (headers: Record<string, string>) =>
+      fetch(`${demo.internal_url}/send-email`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", ...headers },
+        body: JSON.stringify({
+          recipient: "success@simulator.amazonaws.com",
+          sender: demo.sender_email,
+          subject: "internal",
+          html: "<p>internal</p>",
+        }),
+      });
+    expect((await send({})).status).toBe(401);
+    const trigger = await fetch(`${demo.campaign_url}/trigger-campaign`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ campaignId: "6f1c2b9a-0000-4000-8000-000000000000" }),
+    });
+    expect(trigger.status).toBe(401);
+    expect(output).toContain(demo.internal_token!);
+    const sent = await send({ "x-internal-token": demo.internal_token! });
+    expect(sent.status).toBe(200);
+    expect(((await sent.json()) as { messageId: string }).messageId).toBeTruthy();
+  });
+
+  it("prints a campaign command that works as it is: the campaign is accepted and sends (issue 43 item 4)", async () => {
+    const command = output
+      .split("\n")
+      .map((l) => l.trim())
+      .find((l) => l.includes("pnpm admin campaigns create"));
+    expect(command).toBeDefined();
+    // as a user would paste it, from the repository root, in a shell that knows nothing of this stack
+    const env = { ...process.env };
+    delete env.STACK_STATE_DIR;
+    delete env.ADMIN_URL;
+    delete env.ADMIN_TOKEN;
+    const run = spawnSync("bash", ["-c", command!], { cwd: root, env, encoding: "utf8", timeout: 120_000 });
+    expect({ status: run.status, stderr: run.stderr }).toEqual({ status: 0, stderr: "" });
+    // pnpm's own "> emailsvc@ admin …" lines first, then the CLI's JSON
+    const created = JSON.parse(run.stdout.slice(run.stdout.search(/^\{/m))) as {
+      campaign: { id: string; status: string; total_recipients: number | null };
+      preflight: { ok: boolean; errors: unknown[] };
+    };
+    expect(created.preflight).toMatchObject({ ok: true, errors: [] });
+    const id = created.campaign.id;
+    const admin = (route: string) =>
+      fetch(`${demo.internal_url}/admin/projects/${demo.project_id}${route}`, {
+        headers: { Authorization: `Bearer ${demo.admin_token}` },
+      }).then((r) => r.json() as Promise<{ campaign: { status: string; total_recipients: number } }>);
+    const done = await waitFor(
+      "the demo campaign to complete",
+      async () => {
+        const { campaign } = await admin(`/campaigns/${id}`);
+        return campaign.status === "completed" ? campaign : undefined;
+      },
+      90_000,
+    );
+    expect(done.total_recipients).toBe(2);
+    // both demo leads got it from the demo sender, with the placeholder postal address in the footer
+    for (const to of ["success+ada@simulator.amazonaws.com", "success+grace@simulator.amazonaws.com"]) {
+      const res = await fetch(`${demo.simulator_url}/_sim/messages?to=${encodeURIComponent(to)}`);
+      const { messages } = (await res.json()) as {
+        messages: { id: string; from: string; subject: string }[];
+      };
+      const mine = messages.filter((m) => m.subject.startsWith("Hello "));
+      expect({ to, subjects: mine.map((m) => m.subject), from: mine[0]?.from }).toEqual({
+        to,
+        subjects: [to.includes("ada") ? "Hello Ada" : "Hello Grace"],
+        from: demo.sender_email,
+      });
+      const raw = (
+        await (await fetch(`${demo.simulator_url}/_sim/messages/${mine[0]!.id}?format=raw`)).text()
+      )
+        // quoted-printable soft line breaks
+        .replace(/=\r?\n/g, "");
+      expect(raw).toContain("PLACEHOLDER postal address");
     }
   });
 
