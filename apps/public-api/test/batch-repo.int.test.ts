@@ -37,12 +37,8 @@ const batch = (n: number): NewBatch & { batchId: string } => {
     activityIds: ids,
     emails: ids.map((_, i) => `r${i}@example.org`),
     data: ids.map((_, i) => ({ i })),
-    envelopes: [],
-    exchange: "email.commands",
-    routingKey: "email.send-requested",
+    lane: "transactional",
     counted: false,
-    period: "2026-11",
-    quota: 500_000,
     idempotency: null,
   };
 };

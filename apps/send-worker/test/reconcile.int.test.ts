@@ -8,8 +8,13 @@ import path from "node:path";
 import { Exchanges, makeEnvelope, RoutingKeys } from "@emailsvc/contracts";
 import { createLogger, createMetrics } from "@emailsvc/observability";
 import { OUTCOME_UNKNOWN, reconcileClaims } from "@emailsvc/db";
+import { sendRequests } from "@emailsvc/sending";
 import { startReconcileLoop } from "../src/use-cases/start-reconcile-loop";
 import { type Harness, insertSend, simMessages, startHarness, waitFor } from "./harness";
+
+/** What the send-worker's loop hands reconcileClaims: the send model's requests. */
+const resend = (projectId: Parameters<typeof sendRequests>[1], ids: string[]) =>
+  sendRequests("transactional", projectId, ids);
 
 jest.setTimeout(90_000);
 let h: Harness;
@@ -198,7 +203,7 @@ describe("reconciliation of sends claimed and never answered", () => {
       settled,
       `ses-${settled}`,
     ]);
-    const opts = { afterMs: 2_000, limit: 500 };
+    const opts = { afterMs: 2_000, limit: 500, resend };
     // two replicas at once: SKIP LOCKED, each claim settled by one of them
     const [r1, r2] = await Promise.all([reconcileClaims(h.db, opts), reconcileClaims(h.db, opts)]);
     const settledIds = [...r1.settled, ...r2.settled]
@@ -235,7 +240,7 @@ describe("reconciliation of sends claimed and never answered", () => {
       later.activityIds[0],
     ]);
     await claimAndDie(later.activityIds, 5_000);
-    const r = await reconcileClaims(h.db, { afterMs: 1_000, limit: 500 });
+    const r = await reconcileClaims(h.db, { afterMs: 1_000, limit: 500, resend });
     const mine = r.settled.filter((x) => [...s.activityIds, ...later.activityIds].includes(x.activityId));
     expect(mine.map((x) => [x.activityId, x.action])).toEqual(
       expect.arrayContaining([

@@ -91,9 +91,34 @@ export function createDb(url: string, opts: { max?: number; planEachCall?: boole
   };
 }
 
-/** Runs `fn` in one SQL transaction on a pooled connection (raw-SQL hot paths). */
-export async function withTransaction<T>(pool: Pool, fn: (client: PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
+/** A connection a statement runs on: the pool, or the client of a transaction. */
+export type Queryable = Pick<Pool | PoolClient, "query">;
+
+/**
+ * What a repository function runs on: the service's `Db` (apps hold nothing else: they never see the pool), or
+ * the client of a transaction the statement takes part in.
+ */
+export type DbOrClient = Db | Queryable;
+
+/** The connection of a `DbOrClient`: a Db's pool, or the client itself. */
+export function connOf(on: DbOrClient): Queryable {
+  return "pool" in on ? on.pool : on;
+}
+
+/**
+ * A connection of its own for a long session (session advisory locks, parallel writers): the caller releases it.
+ * Apps get one here rather than from the pool, which only this package touches.
+ */
+export function connectSession(db: Db): Promise<PoolClient> {
+  return db.pool.connect();
+}
+
+/**
+ * Runs `fn` in one SQL transaction on a pooled connection (raw-SQL hot paths). Apps pass their `Db`; code in
+ * this package may pass the pool itself.
+ */
+export async function withTransaction<T>(on: Db | Pool, fn: (client: PoolClient) => Promise<T>): Promise<T> {
+  const client = await ("pool" in on ? on.pool : on).connect();
   try {
     await client.query("BEGIN");
     const result = await fn(client);

@@ -1,10 +1,4 @@
-import {
-  Exchanges,
-  makeEnvelope,
-  RoutingKeys,
-  sendRequestedPayloads,
-  type ProjectId,
-} from "@emailsvc/contracts";
+import { Exchanges, makeEnvelope, RoutingKeys, type ProjectId } from "@emailsvc/contracts";
 import type { Db } from "./create-db";
 import { insertOutboxRows, type NewOutboxRow } from "./outbox";
 
@@ -87,7 +81,12 @@ export interface ReconciledSend {
  */
 export async function reconcileClaims(
   db: Db,
-  opts: { afterMs: number; limit: number },
+  opts: {
+    afterMs: number;
+    limit: number;
+    /** The send requests of activities to send again: the send model's (`sendRequests` of @emailsvc/sending). */
+    resend: (projectId: ProjectId | null, activityIds: string[]) => NewOutboxRow[];
+  },
 ): Promise<{ scanned: number; settled: ReconciledSend[] }> {
   const client = await db.pool.connect();
   try {
@@ -114,7 +113,7 @@ export async function reconcileClaims(
       isTest: r.is_test,
       action: r.status === "failed" ? "failed" : "resent",
     }));
-    await insertOutboxRows(client, outboxRows(settled));
+    await insertOutboxRows(client, outboxRows(settled, opts.resend));
     await client.query("COMMIT");
     return { scanned: taken.rows.length, settled };
   } catch (err) {
@@ -126,7 +125,10 @@ export async function reconcileClaims(
 }
 
 /** Re-sends go through the ordinary send path (one email.send-requested per project); failures say why. */
-function outboxRows(settled: readonly ReconciledSend[]): NewOutboxRow[] {
+function outboxRows(
+  settled: readonly ReconciledSend[],
+  resendRows: (projectId: ProjectId | null, activityIds: string[]) => NewOutboxRow[],
+): NewOutboxRow[] {
   const rows: NewOutboxRow[] = [];
   const resend = new Map<ProjectId | null, string[]>();
   const occurredAt = new Date().toISOString();
@@ -148,14 +150,6 @@ function outboxRows(settled: readonly ReconciledSend[]): NewOutboxRow[] {
       });
     }
   }
-  for (const [projectId, activityIds] of resend) {
-    for (const payload of sendRequestedPayloads(activityIds)) {
-      rows.push({
-        exchange: Exchanges.emailCommands,
-        routingKey: RoutingKeys.emailSendRequested,
-        payload: makeEnvelope(RoutingKeys.emailSendRequested, payload, { projectId }),
-      });
-    }
-  }
+  for (const [projectId, activityIds] of resend) rows.push(...resendRows(projectId, activityIds));
   return rows;
 }

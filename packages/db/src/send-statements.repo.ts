@@ -4,6 +4,7 @@ import { type Db, queryPlanned } from "./create-db";
 import {
   clientWebhookExistsSql,
   insertOutboxRows,
+  type NewOutboxRow,
   OUTBOX_INSERT,
   OUTBOX_INSERT_AVAILABLE,
   type OutboxHandoff,
@@ -358,19 +359,11 @@ export async function releaseClaim(db: Db, id: string): Promise<void> {
 }
 
 /**
- * Throttled past the message's last attempt: a fresh send request, because throttling never counts as failure. On
- * the lane it came from (`email.bulk-send-requested` for campaign sends).
+ * Throttled past the message's last attempt: fresh send requests (the send model's, on the lane the sends came
+ * from), because throttling never counts as failure.
  */
-export async function requeueActivities(
-  db: Db,
-  projectId: ProjectId | null,
-  activityIds: string[],
-  routingKey:
-    | typeof RoutingKeys.emailSendRequested
-    | typeof RoutingKeys.emailBulkSendRequested = RoutingKeys.emailSendRequested,
-): Promise<void> {
-  const envelope = makeEnvelope(routingKey, { activityIds }, { projectId });
-  await insertOutboxRows(db.pool, [{ exchange: Exchanges.emailCommands, routingKey, payload: envelope }]);
+export async function requeueActivities(db: Db, requests: readonly NewOutboxRow[]): Promise<void> {
+  await insertOutboxRows(db.pool, [...requests]);
 }
 
 /**

@@ -1,5 +1,5 @@
 import { normalizeLeadEmail, type ProjectId } from "@emailsvc/contracts";
-import type { Pool, PoolClient } from "pg";
+import { connOf, type DbOrClient } from "./create-db";
 
 /**
  * A recipient unsubscribed through the link of a bulk email (RFC 8058 one-click POST, or the page's form): the
@@ -8,12 +8,12 @@ import type { Pool, PoolClient } from "pg";
  * unsubscribed, so no later campaign takes it into its audience. One statement.
  */
 export async function recordUnsubscribe(
-  q: Pick<Pool | PoolClient, "query">,
+  q: DbOrClient,
   projectId: ProjectId,
   activityId: string,
   recipient: string,
 ): Promise<void> {
-  await q.query(
+  await connOf(q).query(
     `WITH s AS (
        INSERT INTO suppressions (id, project_id, email, reason, source_activity_id)
        VALUES (gen_random_uuid(), $1, lower($2), 'unsubscribed', $3) ON CONFLICT (project_id, email) DO NOTHING
@@ -32,10 +32,10 @@ export async function recordUnsubscribe(
  * whether its recipient is suppressed already; null for an unknown or project-less send.
  */
 export async function findUnsubscribeTarget(
-  q: Pick<Pool | PoolClient, "query">,
+  q: DbOrClient,
   activityId: string,
 ): Promise<{ recipient: string; project_id: ProjectId; suppressed: boolean } | null> {
-  const r = await q.query<{ recipient: string; project_id: ProjectId; suppressed: boolean }>(
+  const r = await connOf(q).query<{ recipient: string; project_id: ProjectId; suppressed: boolean }>(
     `SELECT a.recipient, a.project_id,
             EXISTS (SELECT 1 FROM suppressions s WHERE s.project_id = a.project_id AND s.email = lower(a.recipient)) AS suppressed
        FROM activities a WHERE a.id = $1 AND a.project_id IS NOT NULL`,

@@ -1,4 +1,6 @@
 import { OUTBOX_INSERT, type Pool } from "@emailsvc/db";
+import { MONTHLY_QUOTA, usagePeriod } from "./quota";
+import { laneRoute, type SendLane, type SendRequestOptions, sendRequests } from "./send-requests";
 import { newReplyToken, type ProjectId } from "@emailsvc/contracts";
 import { ABORT_IDEMPOTENCY, ABORT_QUOTA, gateCheck, gateCtes, type GatePlaceholders } from "./accept-gates";
 import { jsonArrayInSlices, nextTurn, SLICE } from "./slices";
@@ -40,14 +42,13 @@ export interface NewBatch {
   activityIds: readonly string[];
   emails: readonly string[];
   data: readonly Record<string, unknown>[];
-  /** `email.send-requested` envelopes (immediate batches only). */
-  envelopes: readonly unknown[];
-  exchange: string;
-  routingKey: string;
-  /** Live sends count against the month's quota. */
+  /** The lane its send requests go in (immediate batches only: a scheduled one is handed over by the scheduler). */
+  lane: SendLane;
+  /** Ids per send request (default SEND_REQUESTED_MAX_IDS); and who asked, carried on the requests. */
+  requests?: SendRequestOptions;
+  /** Live sends count against the month's quota: the month of `at` (default now). */
   counted: boolean;
-  period: string;
-  quota: number;
+  at?: Date;
   idempotency: { key: string; fingerprint: string; status: number; bodyJson: string } | null;
 }
 
@@ -135,7 +136,12 @@ export async function insertBatch(
       tokens.push(newReplyToken());
     }
   const dataJson = await jsonArrayInSlices(b.data);
-  const envelopesJson = await jsonArrayInSlices(n > 0 ? b.envelopes : []);
+  const route = laneRoute(b.lane);
+  const envelopes =
+    n > 0 && !b.schedule
+      ? sendRequests(b.lane, b.projectId, b.activityIds, b.requests).map((r) => r.payload)
+      : [];
+  const envelopesJson = await jsonArrayInSlices(envelopes);
   const scheduled = b.schedule && n > 0 ? b.schedule : null;
   const params = [
     b.projectId,
@@ -155,9 +161,9 @@ export async function insertBatch(
     b.idempotency?.fingerprint ?? null,
     b.idempotency?.status ?? null,
     b.idempotency?.bodyJson ?? null,
-    b.period,
+    usagePeriod(b.at ?? new Date()),
     b.counted && n > 0,
-    b.quota,
+    MONTHLY_QUOTA,
     b.schedule ? "scheduled" : "queued",
     scheduled?.id ?? null,
     b.schedule?.scheduledFor ?? null,
@@ -168,8 +174,8 @@ export async function insertBatch(
     b.emails.join("\n"),
     dataJson,
     "", // the tokens, set per attempt
-    b.exchange,
-    b.routingKey,
+    route.exchange,
+    route.routingKey,
     envelopesJson,
     b.source ?? "batch",
     b.campaignId ?? null,

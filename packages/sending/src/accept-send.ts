@@ -1,26 +1,23 @@
 import {
-  Exchanges,
-  makeEnvelope,
-  RoutingKeys,
+  AppError,
+  ErrorCode,
+  newReplyToken,
+  type ProjectId,
   senderAddressForms,
   senderDomain,
-  sendRequestedPayloads,
-  type ProjectId,
 } from "@emailsvc/contracts";
 import {
-  type Batcher,
-  createBatcher,
   type Db,
-  senderVerifiedSql,
-  suppressedAmongSql,
-  timeOrderedUuid,
-  timeOrderedUuids,
+  type NewOutboxRow,
   OUTBOX_INSERT_AVAILABLE,
   type OutboxHandoff,
   type OutboxRecord,
   outboxAvailableSql,
+  senderVerifiedSql,
+  suppressedAmongSql,
+  timeOrderedUuid,
+  timeOrderedUuids,
 } from "@emailsvc/db";
-import { AppError, ErrorCode, MSG_IN_FLIGHT, MSG_KEY_REUSED, newReplyToken } from "@emailsvc/contracts";
 import {
   ABORT_IDEMPOTENCY,
   ABORT_QUOTA,
@@ -28,9 +25,10 @@ import {
   gateCheck,
   gateCtes,
   type GatePlaceholders,
-  IDEMPOTENCY_UPSERT,
 } from "./accept-gates";
-import { MONTHLY_QUOTA, MSG_QUOTA_EXCEEDED, quotaUpsert, usagePeriod } from "./quota";
+import { abortReason, existingIdempotentResponse, isReplyTokenCollision } from "./idempotent-replay";
+import { MONTHLY_QUOTA, MSG_QUOTA_EXCEEDED, usagePeriod } from "./quota";
+import { type SendLane, sendRequests } from "./send-requests";
 import type { StoredAttachment, StoredResponse } from "./types";
 
 /**
@@ -65,8 +63,10 @@ export interface AcceptSendInput {
   recipients: readonly string[];
   /** Automatic Reply-To token per activity (spec 4.11). */
   replyTokens: boolean;
-  /** Async sends write the `email.send-requested` outbox row; the synchronous internal send calls the RPC instead. */
+  /** Async sends write the send request's outbox row; the synchronous internal send calls the RPC instead. */
   enqueue: boolean;
+  /** The lane it is sent in (default `transactional`). */
+  lane?: SendLane;
   /** DB backstop of Idempotency-Key: the row holds the response so a duplicate can replay it. */
   idempotency?: { key: string; fingerprint: string; response: StoredResponse };
   correlationId?: string;
@@ -99,39 +99,6 @@ export type AcceptResult =
   | { kind: "replay"; response: StoredResponse }
   /** `gates` refused (unverified sender or a suppressed address): nothing was written. */
   | { kind: "gates_refused" };
-
-export async function existingIdempotentResponse(
-  db: Db,
-  projectId: ProjectId,
-  key: string,
-  fingerprint: string,
-): Promise<AcceptResult> {
-  const { rows } = await db.pool.query<{
-    fingerprint: string;
-    response_status: number | null;
-    response_body: unknown;
-  }>(
-    "SELECT fingerprint, response_status, response_body FROM idempotency_keys WHERE project_id = $1 AND key = $2",
-    [projectId, key],
-  );
-  const row = rows[0];
-  if (row && row.fingerprint !== fingerprint)
-    throw new AppError(ErrorCode.IDEMPOTENCY_KEY_REUSED, MSG_KEY_REUSED);
-  if (row?.response_status != null)
-    return { kind: "replay", response: { status: row.response_status, body: row.response_body } };
-  throw new AppError(ErrorCode.CONFLICT, MSG_IN_FLIGHT);
-}
-
-function abortReason(err: unknown): string | null {
-  const e = err as { code?: string; message?: string };
-  return e?.code === "P0001" ? (e.message ?? null) : null;
-}
-
-/** A reply token drawn twice (the table's primary key): the statement is tried again with fresh tokens. */
-function isReplyTokenCollision(err: unknown): boolean {
-  const e = err as { code?: string; constraint?: string };
-  return e?.code === "23505" && e.constraint === "reply_tokens_pkey";
-}
 
 /**
  * The accept write of docs/send-pipeline.md as ONE statement (data-modifying CTEs), so a send costs one round
@@ -177,17 +144,16 @@ WITH ${gateCtes(SEND_GATES)}, msg AS (
 )
 ${gateCheck(SEND_GATES)}`;
 
-/** The `email.send-requested` command of an accepted send: its activities, for the send-worker. */
-function sendRequested(input: AcceptSendInput, activityIds: string[]) {
-  return makeEnvelope(
-    RoutingKeys.emailSendRequested,
-    { activityIds },
-    { projectId: input.projectId, ...(input.correlationId ? { correlationId: input.correlationId } : {}) },
-  );
+/** The send request of an accepted send: all its activities in one message, for the send-worker. */
+function sendRequested(input: AcceptSendInput, activityIds: string[]): NewOutboxRow {
+  return sendRequests(input.lane ?? "transactional", input.projectId, activityIds, {
+    idsPerMessage: Math.max(1, activityIds.length),
+    correlationId: input.correlationId,
+  })[0]!;
 }
 
 /** The values the in-statement sender and suppression check takes (all null: no check). */
-function gateValues(gates: AcceptSendInput["gates"]) {
+export function gateValues(gates: AcceptSendInput["gates"]) {
   return {
     forms: gates ? senderAddressForms(gates.sender) : null,
     domain: gates ? senderDomain(gates.sender) : null,
@@ -195,14 +161,9 @@ function gateValues(gates: AcceptSendInput["gates"]) {
   };
 }
 
-/** The outbox rows of a commit, as the relay publishes them. */
-function commandRows(rows: { id: string; envelope: unknown }[]): OutboxRecord[] {
-  return rows.map((r) => ({
-    id: r.id,
-    exchange: Exchanges.emailCommands,
-    routingKey: RoutingKeys.emailSendRequested,
-    payload: r.envelope,
-  }));
+/** The outbox rows of a commit, with their ids, as the relay publishes them. */
+export function commandRows(rows: { id: string; request: NewOutboxRow }[]): OutboxRecord[] {
+  return rows.map((r) => ({ id: r.id, ...r.request }));
 }
 
 /**
@@ -221,9 +182,7 @@ export async function acceptSend(
   const withTokens = input.replyTokens && projectId !== null;
   const idem = projectId ? input.idempotency : undefined;
   const counted = input.counted && projectId !== null;
-  const outbox = input.enqueue
-    ? { id: timeOrderedUuid(), envelope: sendRequested(input, activityIds) }
-    : null;
+  const outbox = input.enqueue ? { id: timeOrderedUuid(), request: sendRequested(input, activityIds) } : null;
   const gate = gateValues(input.gates);
   const take = outbox ? (handoff?.() ?? null) : null;
   const params = (tokens: (string | null)[]) => [
@@ -264,9 +223,9 @@ export async function acceptSend(
     input.scheduled ? "scheduled" : "queued",
     tokens,
     outbox?.id ?? null,
-    Exchanges.emailCommands,
-    RoutingKeys.emailSendRequested,
-    outbox ? JSON.stringify(outbox.envelope) : null,
+    outbox?.request.exchange ?? null,
+    outbox?.request.routingKey ?? null,
+    outbox ? JSON.stringify(outbox.request.payload) : null,
     gate.forms,
     gate.domain,
     gate.addresses,
@@ -296,218 +255,5 @@ export async function acceptSend(
     activities: activityIds.map((id, i) => ({ id, recipient: input.recipients[i]! })),
     period,
     ...(take ? { outboxHanded: true } : {}),
-  };
-}
-
-/**
- * Several v1 accepts in ONE statement: the concurrent requests of a busy public-api share a round trip, a
- * commit (a WAL flush) and the statement's fixed costs, instead of paying them once each (group commit, as the
- * send-worker does for its statements). Same gates as ACCEPT_SQL, over all the items: every item's sender and
- * suppression check, every idempotency key, and each project's quota for the sum of its items. When any gate
- * refuses, or anything else fails (two items with one key, a reply-token collision), the statement writes
- * nothing, and the batcher runs each item again alone through `acceptSend`, which answers it exactly as before.
- */
-const ITEM_SENDER = senderVerifiedSql("i.project_id", "i.sender_forms", "i.sender_domain");
-const ACCEPT_MANY_SQL = `
-WITH i AS (
-  SELECT * FROM jsonb_to_recordset($1::jsonb) AS x(
-    n int, project_id uuid, message_id uuid, is_test boolean, source text, email_type text, from_email text,
-    from_name text, subject text, html text, text text, cc text[], bcc text[], headers jsonb, attachments jsonb,
-    template_id uuid, campaign_id uuid, automation_run_id uuid, idem_key text, idem_fingerprint text,
-    idem_status int, idem_body jsonb, count int, counts boolean, sender_forms text[], sender_domain text,
-    gate_addresses text[])
-), a AS (
-  SELECT * FROM unnest($2::uuid[], $3::int[], $4::text[], $5::text[]) AS y(id, n, recipient, token)
-), gate AS (
-  SELECT coalesce(bool_and(i.sender_forms IS NULL OR ((${ITEM_SENDER.profile} OR ${ITEM_SENDER.domain})
-    AND NOT EXISTS (SELECT 1 ${suppressedAmongSql("i.project_id", "i.gate_addresses")}))), true) AS ok FROM i
-), idem AS (
-  INSERT INTO idempotency_keys (project_id, key, fingerprint, response_status, response_body, email_message_id)
-  SELECT project_id, idem_key, idem_fingerprint, idem_status, idem_body, message_id FROM i WHERE idem_key IS NOT NULL
-  ${IDEMPOTENCY_UPSERT}
-), per_project AS (
-  SELECT project_id, sum(count)::int AS count FROM i WHERE counts GROUP BY project_id
-), usage AS (
-  INSERT INTO project_usage AS u (project_id, period, live_sent) SELECT project_id, $6, count FROM per_project
-  ${quotaUpsert("$7")}
-), total AS (
-  UPDATE projects p SET total_sent = p.total_sent + pp.count FROM per_project pp WHERE p.id = pp.project_id RETURNING 1
-), msg AS (
-  INSERT INTO email_messages (id, project_id, is_test, source, email_type, from_email, from_name, subject, html, text,
-                              cc, bcc, headers, attachments, template_id, campaign_id, automation_run_id)
-  SELECT message_id, project_id, is_test, source, email_type, from_email, from_name, subject, html, text,
-         coalesce(cc, '{}'), coalesce(bcc, '{}'), headers, attachments, template_id, campaign_id, automation_run_id
-    FROM i
-), act AS (
-  INSERT INTO activities (id, project_id, email_message_id, campaign_id, is_test, email_type, recipient, status, reply_token)
-  SELECT a.id, i.project_id, i.message_id, i.campaign_id, i.is_test, i.email_type, a.recipient, 'queued', a.token
-    FROM a JOIN i ON i.n = a.n
-), tok AS (
-  INSERT INTO reply_tokens (token, project_id, activity_id)
-  SELECT a.token, i.project_id, a.id FROM a JOIN i ON i.n = a.n WHERE a.token IS NOT NULL
-), outbox AS (
-  ${OUTBOX_INSERT_AVAILABLE}
-  SELECT o.id, $8, $9, o.payload::jsonb, ${outboxAvailableSql("$12::boolean")}
-    FROM unnest($10::uuid[], $11::text[]) AS o(id, payload)
-)
-SELECT CASE
-  WHEN NOT (SELECT ok FROM gate) THEN svc_abort('${ABORT_SEND_GATES}')
-  WHEN (SELECT count(*) FROM idem) < (SELECT count(*) FROM i WHERE idem_key IS NOT NULL) THEN svc_abort('${ABORT_IDEMPOTENCY}')
-  WHEN (SELECT count(*) FROM usage) < (SELECT count(*) FROM per_project) THEN svc_abort('${ABORT_QUOTA}')
-  ELSE true END AS ok`;
-
-/** The shape `acceptSendGroup` takes together: an immediate, queued send of a project (the v1 single sends). */
-function batchable(input: AcceptSendInput): boolean {
-  return input.projectId !== null && input.enqueue && !input.scheduled;
-}
-
-/** Runs `inputs` as one statement; throws when any of them was refused (the caller then runs them alone). */
-export async function acceptSendGroup(
-  db: Db,
-  inputs: readonly AcceptSendInput[],
-  handoff?: OutboxHandoff,
-): Promise<AcceptResult[]> {
-  const period = usagePeriod();
-  const ids: string[] = [];
-  const ns: number[] = [];
-  const recipients: string[] = [];
-  const tokens: (string | null)[] = [];
-  const accepted: AcceptedActivity[][] = [];
-  const items = inputs.map((input, n) => {
-    const activityIds = timeOrderedUuids(input.recipients.length);
-    accepted.push(activityIds.map((id, k) => ({ id, recipient: input.recipients[k]! })));
-    activityIds.forEach((id, k) => {
-      ids.push(id);
-      ns.push(n);
-      recipients.push(input.recipients[k]!);
-      tokens.push(input.replyTokens ? newReplyToken() : null);
-    });
-    const idem = input.idempotency;
-    const gate = gateValues(input.gates);
-    return {
-      n,
-      project_id: input.projectId,
-      message_id: input.emailMessageId,
-      is_test: input.isTest,
-      source: input.source,
-      email_type: input.emailType,
-      from_email: input.fromEmail,
-      from_name: input.fromName,
-      subject: input.subject,
-      html: input.html,
-      text: input.text,
-      cc: input.cc,
-      bcc: input.bcc,
-      headers: input.headers,
-      attachments: input.attachments.length ? input.attachments : null,
-      template_id: input.templateId,
-      campaign_id: input.campaignId,
-      automation_run_id: input.automationRunId,
-      idem_key: idem?.key ?? null,
-      idem_fingerprint: idem?.fingerprint ?? null,
-      idem_status: idem?.response.status ?? null,
-      idem_body: idem ? idem.response.body : null,
-      count: input.recipients.length,
-      counts: input.counted,
-      sender_forms: gate.forms,
-      sender_domain: gate.domain,
-      gate_addresses: gate.addresses,
-    };
-  });
-  const outbox = sharedSendRequests(inputs, accepted).map((envelope) => ({
-    id: timeOrderedUuid(),
-    envelope,
-  }));
-  const take = handoff?.() ?? null;
-  await db.pool.query(ACCEPT_MANY_SQL, [
-    JSON.stringify(items),
-    ids,
-    ns,
-    recipients,
-    tokens,
-    period,
-    MONTHLY_QUOTA,
-    Exchanges.emailCommands,
-    RoutingKeys.emailSendRequested,
-    outbox.map((o) => o.id),
-    outbox.map((o) => JSON.stringify(o.envelope)),
-    take !== null,
-  ]);
-  if (take) take(commandRows(outbox));
-  return inputs.map((input, n) => ({
-    kind: "accepted",
-    emailMessageId: input.emailMessageId,
-    activities: accepted[n]!,
-    period,
-    ...(take ? { outboxHanded: true } : {}),
-  }));
-}
-
-/**
- * The email.send-requested commands of a group-committed accept: ONE message per project for all its sends
- * (split at SEND_REQUESTED_MAX_IDS), not one per send. The broker, the outbox relay and the send-worker then
- * handle one message for about twenty sends: publish, confirm, deliver, decode and ack were a third of the
- * pipeline's CPU per email. The worker sends a message's activities independently (as for a batch), so nothing changes
- * for a send but the message it travels in. A message keeps its requests' correlation id only when they share
- * one.
- */
-function sharedSendRequests(inputs: readonly AcceptSendInput[], accepted: AcceptedActivity[][]) {
-  const byProject = new Map<ProjectId | null, { ids: string[]; correlation: Set<string | undefined> }>();
-  inputs.forEach((input, n) => {
-    let group = byProject.get(input.projectId);
-    if (!group) byProject.set(input.projectId, (group = { ids: [], correlation: new Set() }));
-    for (const a of accepted[n]!) group.ids.push(a.id);
-    group.correlation.add(input.correlationId);
-  });
-  const envelopes: ReturnType<typeof makeEnvelope>[] = [];
-  for (const [projectId, { ids, correlation }] of byProject) {
-    const [only] = correlation;
-    const correlationId = correlation.size === 1 ? only : undefined;
-    for (const payload of sendRequestedPayloads(ids))
-      envelopes.push(
-        makeEnvelope(RoutingKeys.emailSendRequested, payload, {
-          projectId,
-          ...(correlationId ? { correlationId } : {}),
-        }),
-      );
-  }
-  return envelopes;
-}
-
-/**
- * Group commit of the v1 accepts: those that arrive in one event-loop turn, or while statements are in flight, go
- * together in one statement (`acceptSendGroup`). When that statement refuses (one item's gate, key or quota), every item
- * runs again alone through `acceptSend`, all at once, and each gets its own answer or error; one alone, or
- * another shape, runs alone from the start.
- */
-export function createAcceptBatcher(
-  db: Db,
-  opts: { handoff?: OutboxHandoff } = {},
-): Batcher<AcceptSendInput, AcceptResult> {
-  const batcher = createBatcher<AcceptSendInput, PromiseSettledResult<AcceptResult>>({
-    run: async (inputs) => {
-      if (inputs.length > 1 && inputs.every(batchable)) {
-        try {
-          return (await acceptSendGroup(db, inputs, opts.handoff)).map((value) => ({
-            status: "fulfilled",
-            value,
-          }));
-        } catch {
-          // nothing was written: each item alone says why
-        }
-      }
-      return Promise.allSettled(inputs.map((input) => acceptSend(db, input, opts.handoff)));
-    },
-    maxInFlight: 2,
-    // The requests parsed in one poll phase go together: with a free slot, the first used to go alone, and half
-    // the statements (and email.send-requested messages) carried a single send.
-    gatherTurn: true,
-  });
-  return {
-    async submit(input) {
-      const result = await batcher.submit(input);
-      if (result.status === "rejected") throw result.reason;
-      return result.value;
-    },
   };
 }

@@ -1,12 +1,5 @@
 import { contentVariables } from "@emailsvc/content";
-import {
-  Exchanges,
-  humanReplyTo,
-  makeEnvelope,
-  RoutingKeys,
-  senderDomain,
-  sendRequestedPayloads,
-} from "@emailsvc/contracts";
+import { humanReplyTo, senderDomain } from "@emailsvc/contracts";
 import {
   type CampaignRow,
   claimRecipients,
@@ -18,7 +11,6 @@ import {
   leadVariables,
   lockNextCampaign,
   markDispatched,
-  MONTHLY_QUOTA,
   monthlyQuotaLeft,
   needsConsent,
   type PoolClient,
@@ -27,7 +19,6 @@ import {
   recountDispatched,
   stopCampaign,
   timeOrderedUuid,
-  usagePeriod,
 } from "@emailsvc/db";
 import type { Logger } from "@emailsvc/observability";
 import { checkSenderVerified, insertBatch, loadTemplate, type TemplateCache } from "@emailsvc/sending";
@@ -267,17 +258,10 @@ async function cycle(
         activityIds: ids,
         emails: sendTo.map((r) => r.email),
         data: sendTo.map((r) => leadVariables(r, names)),
-        envelopes: sendRequestedPayloads(ids, config.idsPerMessage).map((payload) =>
-          makeEnvelope(RoutingKeys.emailBulkSendRequested, payload, {
-            projectId: campaign.project_id,
-            causationId: campaign.id,
-          }),
-        ),
-        exchange: Exchanges.emailCommands,
-        routingKey: RoutingKeys.emailBulkSendRequested,
+        lane: "bulk",
+        requests: { idsPerMessage: config.idsPerMessage, causationId: campaign.id },
         counted: true,
-        period: usagePeriod(new Date(now)),
-        quota: MONTHLY_QUOTA,
+        at: new Date(now),
         idempotency: null,
       },
     );

@@ -60,7 +60,7 @@ export function startDispatchLoop(opts: DispatchLoopOptions): DispatchLoop {
     for (;;) {
       let m;
       try {
-        m = await materialiseNextCampaign(opts.db.pool, failed);
+        m = await materialiseNextCampaign(opts.db, failed);
       } catch (err) {
         const id = (err as { campaignId?: string }).campaignId;
         opts.logger.error({ err, campaignId: id }, "writing a campaign's recipients failed");
@@ -75,7 +75,7 @@ export function startDispatchLoop(opts: DispatchLoopOptions): DispatchLoop {
         "campaign recipients written",
       );
     }
-    const inFlight = await campaignSendsInFlight(opts.db.pool);
+    const inFlight = await campaignSendsInFlight(opts.db);
     inFlightGauge?.set(inFlight);
     let budget = opts.maxInFlight - inFlight;
     const seen: string[] = [];
@@ -106,7 +106,7 @@ export function startDispatchLoop(opts: DispatchLoopOptions): DispatchLoop {
       recipients?.inc({ result: "skipped" }, r.skipped);
       if (r.queued) opts.onDispatched();
     }
-    out.settled = (await settleFinishedCampaigns(opts.db.pool)).length;
+    out.settled = (await settleFinishedCampaigns(opts.db)).length;
     if (out.queued || out.skipped || out.settled || out.materialised) opts.logger.debug(out, "dispatch tick");
     return out;
   }

@@ -49,7 +49,7 @@ export async function triggerCampaign(
   deps: { db: Db; kick: () => void },
   campaignId: string,
 ): Promise<TriggerCampaignResponse> {
-  const outcome = await withTransaction(deps.db.pool, (c) =>
+  const outcome = await withTransaction(deps.db, (c) =>
     triggerRow(c, campaignId, (campaign) => guardFigures(c, campaign)),
   );
   if (outcome.kind === "not_found") throw new AppError(ErrorCode.NOT_FOUND, "Campaign not found");

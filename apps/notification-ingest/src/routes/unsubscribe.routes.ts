@@ -27,7 +27,7 @@ const INVALID = "<p>This unsubscribe link is not valid. Use the link in the emai
 /** The activity the link was written for, or null when the link is not one we signed. */
 async function recipientOf(db: Db, secret: string, id: string, sig: unknown) {
   if (!isUuid(id) || typeof sig !== "string" || !verifyUnsubscribe(secret, id, sig)) return null;
-  return findUnsubscribeTarget(db.pool, id);
+  return findUnsubscribeTarget(db, id);
 }
 
 /**
@@ -55,7 +55,7 @@ export function unsubscribeRouter(deps: { db: Db; secret: string }): Router {
   r.post("/t/u/:id", async (req, res) => {
     const found = await recipientOf(deps.db, deps.secret, req.params.id, req.query.sig);
     if (!found) return page(res, 400, "Invalid link", INVALID);
-    await recordUnsubscribe(deps.db.pool, found.project_id, req.params.id, found.recipient);
+    await recordUnsubscribe(deps.db, found.project_id, req.params.id, found.recipient);
     unsubscribed(res, found.recipient);
   });
   r.all("/t/u/:id", methodNotAllowed("GET", "HEAD", "POST"));

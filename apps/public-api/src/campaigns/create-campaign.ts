@@ -30,7 +30,7 @@ export async function createCampaign(
 ): Promise<{ campaign: CampaignRow; preflight: Preflight }> {
   const preflight = await preflightCampaign(deps, projectId, content);
   if (!preflight.ok) throw blockedByPreflight("Campaign not created", preflight);
-  const campaign = await withTransaction(deps.db.pool, async (c) => {
+  const campaign = await withTransaction(deps.db, async (c) => {
     const row = await insertCampaign(c, projectId, timeOrderedUuid(), content, duplicatedFrom);
     await requestDispatch(c, projectId, row.id);
     return row;

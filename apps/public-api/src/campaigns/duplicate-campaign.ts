@@ -14,7 +14,7 @@ export async function duplicateCampaign(
   projectId: ProjectId,
   id: string,
 ): Promise<{ campaign: CampaignRow; preflight: Preflight }> {
-  const source = await findCampaign(deps.db.pool, projectId, id);
+  const source = await findCampaign(deps.db, projectId, id);
   if (!source) throw new AppError(ErrorCode.NOT_FOUND, "Campaign not found");
   const content = { ...contentOfRow(source), name: `${source.name} (copy)`.slice(0, 200), startAt: null };
   return createCampaign(deps, projectId, content, source.id);

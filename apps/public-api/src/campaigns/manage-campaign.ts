@@ -12,7 +12,7 @@ import type { CampaignDeps } from "./campaign-deps";
 import { requestDispatch } from "./request-dispatch";
 
 async function existing(deps: CampaignDeps, projectId: ProjectId, id: string): Promise<CampaignRow> {
-  const c = await findCampaign(deps.db.pool, projectId, id);
+  const c = await findCampaign(deps.db, projectId, id);
   if (!c) throw new AppError(ErrorCode.NOT_FOUND, "Campaign not found");
   return c;
 }
@@ -23,7 +23,7 @@ export async function pauseCampaign(
   projectId: ProjectId,
   id: string,
 ): Promise<CampaignRow> {
-  const paused = await pauseRow(deps.db.pool, projectId, id);
+  const paused = await pauseRow(deps.db, projectId, id);
   if (paused) return paused;
   const c = await existing(deps, projectId, id);
   throw new AppError(
@@ -41,7 +41,7 @@ export async function resumeCampaign(
   projectId: ProjectId,
   id: string,
 ): Promise<{ campaign: CampaignRow; previousStatus: string }> {
-  const outcome = await withTransaction(deps.db.pool, async (c) => {
+  const outcome = await withTransaction(deps.db, async (c) => {
     const o = await triggerCampaign(c, id, (campaign) => guardFigures(c, campaign), projectId);
     if (o.kind === "triggered") await requestDispatch(c, projectId, id);
     return o;
@@ -64,7 +64,7 @@ export async function cancelCampaign(
   projectId: ProjectId,
   id: string,
 ): Promise<{ campaign: CampaignRow; cancelledRecipients: number; cancelledSends: number }> {
-  const out = await withTransaction(deps.db.pool, (c) => cancelRow(c, projectId, id));
+  const out = await withTransaction(deps.db, (c) => cancelRow(c, projectId, id));
   if (out) return out;
   const c = await existing(deps, projectId, id);
   throw new AppError(ErrorCode.CONFLICT, `Campaign is ${c.status} and cannot be cancelled`);

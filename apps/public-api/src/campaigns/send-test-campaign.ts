@@ -11,7 +11,7 @@ import type { CampaignDeps } from "./campaign-deps";
  * A suppressed address is skipped, as every send is.
  */
 export async function sendTestCampaign(deps: CampaignDeps, projectId: ProjectId, id: string, email: string) {
-  const campaign = await findCampaign(deps.db.pool, projectId, id);
+  const campaign = await findCampaign(deps.db, projectId, id);
   if (!campaign) throw new AppError(ErrorCode.NOT_FOUND, "Campaign not found");
   const lists = await checkSenderAndFilter(deps.db, projectId, campaign.from_email, {
     to: [email],

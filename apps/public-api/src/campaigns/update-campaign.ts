@@ -17,7 +17,7 @@ export async function updateCampaign(
   id: string,
   update: CampaignUpdateInput,
 ): Promise<{ campaign: CampaignRow; preflight: Preflight }> {
-  const current = await findCampaign(deps.db.pool, projectId, id);
+  const current = await findCampaign(deps.db, projectId, id);
   if (!current) throw new AppError(ErrorCode.NOT_FOUND, "Campaign not found");
   const before = contentOfRow(current);
   const after = applyUpdate(before, update);
@@ -26,7 +26,7 @@ export async function updateCampaign(
   const preflight = await preflightCampaign(deps, projectId, after);
   if (!preflight.ok) throw blockedByPreflight("Campaign not updated", preflight);
   const rewrite = changesAudience(before, after);
-  const campaign = await withTransaction(deps.db.pool, async (c) => {
+  const campaign = await withTransaction(deps.db, async (c) => {
     const row = await updateUnstartedCampaign(c, projectId, id, after, rewrite);
     if (row && rewrite) await requestDispatch(c, projectId, id);
     return row;

@@ -3,14 +3,11 @@ import {
   type EmailSendRpcReply,
   emailSendRpcReply,
   ErrorCode,
-  Exchanges,
-  makeEnvelope,
-  RoutingKeys,
   type ProjectId,
 } from "@emailsvc/contracts";
 import { cancelUnsentSends } from "@emailsvc/db";
 import { BrokerUnavailableError, RpcTimeoutError } from "@emailsvc/messaging";
-import { type AcceptedActivity } from "@emailsvc/sending";
+import { type AcceptedActivity, sendRpcRequest } from "@emailsvc/sending";
 import type { SendDeps } from "./send-deps";
 
 export const MSG_PROVIDER_TIMEOUT = "Timed out waiting for the email provider";
@@ -33,13 +30,12 @@ async function callWorker(
   activityId: string,
   correlationId?: string,
 ): Promise<Outcome> {
-  const envelope = makeEnvelope(
-    RoutingKeys.emailSendRpc,
-    { activityId, deadline: Date.now() + deps.rpcTimeoutMs },
-    { projectId, ...(correlationId ? { correlationId } : {}) },
-  );
+  const request = sendRpcRequest(projectId, activityId, {
+    correlationId,
+    deadline: Date.now() + deps.rpcTimeoutMs,
+  });
   try {
-    const raw = await deps.broker.rpcCall(Exchanges.emailCommands, RoutingKeys.emailSendRpc, envelope, {
+    const raw = await deps.broker.rpcCall(request.exchange, request.routingKey, request.envelope, {
       timeoutMs: deps.rpcTimeoutMs,
     });
     const parsed = emailSendRpcReply.safeParse(raw);

@@ -3,6 +3,7 @@ import {
   type ChunkOutcome,
   commitImportChunk,
   completeImportJob,
+  connectSession,
   type Db,
   createImportLeadsEncoder,
   failImportJob,
@@ -156,7 +157,7 @@ async function importRows(
   };
   try {
     for (let i = 1; i < deps.parallelChunks; i++) {
-      const c = await deps.db.pool.connect();
+      const c = await connectSession(deps.db);
       extra.push(c);
       c.on("error", () => undefined); // a lost session fails its query, which ends the run
       conns.push(c);
@@ -223,7 +224,7 @@ export async function processImportJob(
   signal: AbortSignal,
   onClaimed: () => void = () => undefined,
 ): Promise<RunResult> {
-  const client = await deps.db.pool.connect();
+  const client = await connectSession(deps.db);
   let locked = false;
   let broken: Error | undefined;
   // A session ended by the server (a restart, a terminated backend) emits here; without a listener it would

@@ -1,10 +1,4 @@
-import {
-  Exchanges,
-  makeEnvelope,
-  RoutingKeys,
-  SEND_REQUESTED_MAX_IDS,
-  sendRequestedPayloads,
-} from "@emailsvc/contracts";
+import { SEND_REQUESTED_MAX_IDS } from "@emailsvc/contracts";
 import {
   cancelSuppressedScheduled,
   cancelUnverifiedScheduled,
@@ -16,6 +10,7 @@ import {
   queueScheduledActivities,
   withTransaction,
 } from "@emailsvc/db";
+import { sendRequests } from "@emailsvc/sending";
 
 export { nextDueAt, settleHandedOffSends } from "@emailsvc/db";
 
@@ -57,15 +52,9 @@ export async function dispatchDueSends(opts: DispatchOptions): Promise<DispatchR
     const outbox: NewOutboxRow[] = [];
     for (const row of claimed) {
       const mine = activities.filter((a) => a.scheduled_send_id === row.id).map((a) => a.id);
-      for (const payload of sendRequestedPayloads(mine, chunk))
-        outbox.push({
-          exchange: Exchanges.emailCommands,
-          routingKey: RoutingKeys.emailSendRequested,
-          payload: makeEnvelope(RoutingKeys.emailSendRequested, payload, {
-            projectId: row.project_id,
-            causationId: row.id,
-          }),
-        });
+      outbox.push(
+        ...sendRequests("transactional", row.project_id, mine, { idsPerMessage: chunk, causationId: row.id }),
+      );
     }
     await insertOutboxRows(client, outbox);
     await markScheduledSending(client, ids, opts.claimedBy);

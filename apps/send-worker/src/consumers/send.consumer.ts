@@ -8,6 +8,7 @@ import {
 } from "@emailsvc/contracts";
 import { defineConsumer, type MessageContext, RetryableError } from "@emailsvc/messaging";
 import { requeueActivities } from "@emailsvc/db";
+import { sendRequests } from "@emailsvc/sending";
 import {
   failReleased,
   sendActivity,
@@ -75,12 +76,7 @@ function sendRequested(deps: SendActivityDeps, run: Run, lane: SendLane, maxAtte
     }
     const throttled = retry.filter((x) => x.o.kind === "retry" && x.o.reason === "throttle").map((x) => x.id);
     if (throttled.length) {
-      await requeueActivities(
-        deps.db,
-        envelope.projectId,
-        throttled,
-        lane === "bulk" ? RoutingKeys.emailBulkSendRequested : RoutingKeys.emailSendRequested,
-      );
+      await requeueActivities(deps.db, sendRequests(lane, envelope.projectId, throttled));
       deps.kickOutbox();
     }
     for (const x of retry) {

@@ -1,4 +1,5 @@
 import { type Db, reconcileClaims } from "@emailsvc/db";
+import { sendRequests } from "@emailsvc/sending";
 import type { Logger, Metrics } from "@emailsvc/observability";
 
 export interface ReconcileLoopOptions {
@@ -47,6 +48,8 @@ export function startReconcileLoop(opts: ReconcileLoopOptions): ReconcileLoop {
       const { scanned, settled } = await reconcileClaims(opts.db, {
         afterMs: opts.afterMs,
         limit: PASS_LIMIT,
+        // sent again on the transactional lane: a claim this old has waited long enough
+        resend: (projectId, ids) => sendRequests("transactional", projectId, ids),
       });
       if (settled.length) {
         const resent = settled.filter((s) => s.action === "resent");

@@ -1,23 +1,21 @@
 import { type CampaignAudience, normalizeLeadEmail, type ProjectId } from "@emailsvc/contracts";
-import type { Pool, PoolClient } from "pg";
+import { connOf, type DbOrClient } from "../create-db";
 import { membershipSql, type SegmentRow, SEGMENT_COLUMNS } from "../leads/segments.repo";
 import { SqlParams } from "../leads/segment-filter";
-
-type Queryable = Pick<Pool | PoolClient, "query">;
 
 /** Marketing consent is required of every campaign but a transactional one (ARCHITECTURE.md: no consent, no mail). */
 export const needsConsent = (emailType: string): boolean => emailType !== "transactional";
 
 /** The segments an audience names, checked to be the project's: undefined names the first unknown one. */
 export async function loadAudienceSegments(
-  q: Queryable,
+  q: DbOrClient,
   projectId: ProjectId,
   audience: CampaignAudience,
 ): Promise<{ segments: Map<string, SegmentRow>; unknown?: string }> {
   const ids = [...new Set([...(audience.segment_ids ?? []), ...(audience.exclude?.segment_ids ?? [])])];
   const segments = new Map<string, SegmentRow>();
   if (!ids.length) return { segments };
-  const { rows } = await q.query<SegmentRow>(
+  const { rows } = await connOf(q).query<SegmentRow>(
     `SELECT ${SEGMENT_COLUMNS} FROM segments WHERE project_id = $1 AND id = ANY($2::uuid[])`,
     [projectId, ids],
   );
@@ -97,7 +95,7 @@ export interface AudienceCounts {
 }
 
 export async function countAudience(
-  q: Queryable,
+  q: DbOrClient,
   projectId: ProjectId,
   audience: CampaignAudience,
   segments: Map<string, SegmentRow>,
@@ -106,7 +104,7 @@ export async function countAudience(
   const params = new SqlParams([projectId]);
   const where = audienceSql(audience, segments, params);
   const consent = needsConsent(emailType);
-  const { rows } = await q.query<Record<string, number>>(
+  const { rows } = await connOf(q).query<Record<string, number>>(
     `SELECT count(*)::int AS audience,
             count(*) FILTER (WHERE ${eligibleSql(emailType)})::int AS recipients,
             count(*) FILTER (WHERE l.subscription = 'unsubscribed')::int AS unsubscribed,
@@ -137,7 +135,7 @@ export async function countAudience(
 
 /** Up to `n` of the campaign's would-be recipients (lead fields), for the pre-flight's variable check. */
 export async function sampleAudience(
-  q: Queryable,
+  q: DbOrClient,
   projectId: ProjectId,
   audience: CampaignAudience,
   segments: Map<string, SegmentRow>,
@@ -146,7 +144,7 @@ export async function sampleAudience(
 ): Promise<LeadVariablesRow[]> {
   const params = new SqlParams([projectId]);
   const where = audienceSql(audience, segments, params);
-  const { rows } = await q.query<LeadVariablesRow>(
+  const { rows } = await connOf(q).query<LeadVariablesRow>(
     `SELECT l.email, l.first_name, l.last_name, l.phone, l.attributes FROM leads l
       WHERE l.project_id = $1 AND ${where} AND ${eligibleSql(emailType)}
       ORDER BY l.created_at DESC, l.id DESC LIMIT ${params.add(n)}::int`,

@@ -3,7 +3,7 @@ import type { ProjectId } from "@emailsvc/contracts";
 // the figures its limits and its reputation guard are computed from. Every cycle runs in one transaction holding
 // its campaign's row (FOR UPDATE SKIP LOCKED): replicas share campaigns, never hand a recipient over twice.
 import type { Pool, PoolClient } from "pg";
-import { withTransaction } from "../create-db";
+import { connOf, type Db, type DbOrClient, withTransaction } from "../create-db";
 import { MONTHLY_QUOTA, usagePeriod } from "../quota";
 import {
   countAudience,
@@ -13,8 +13,6 @@ import {
 } from "./campaign-audience";
 import { campaignMovableTo } from "./campaign-status";
 import type { CampaignRow } from "./campaigns.repo";
-
-type Queryable = Pick<Pool | PoolClient, "query">;
 
 /** Ledger writes of at least this many rows refresh the table's statistics (materialiseCampaign). */
 const ANALYZE_AFTER_ROWS = 20_000;
@@ -28,10 +26,10 @@ const LIVE = `('pending', 'processing', 'paused', 'rate_limited')`;
  * with what was written, or undefined when none waits.
  */
 export async function materialiseNextCampaign(
-  pool: Pool,
+  db: Db | Pool,
   skip: readonly string[] = [],
 ): Promise<{ campaign: CampaignRow; counts: AudienceCounts; inserted: number } | undefined> {
-  return withTransaction(pool, async (c) => {
+  return withTransaction(db, async (c) => {
     const { rows } = await c.query<CampaignRow>(
       `SELECT * FROM campaigns WHERE status = 'initializing' AND NOT (id = ANY($1::uuid[]))
         ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED`,
@@ -196,19 +194,19 @@ export async function recountDispatched(c: PoolClient, id: string): Promise<void
 
 /** The campaign stops by itself: rate_limited (until its window reopens), paused by the guard, or failed. */
 export async function stopCampaign(
-  q: Queryable,
+  q: DbOrClient,
   id: string,
   to: "rate_limited" | "paused" | "failed",
   why: { reason: string; cause: string | null; until?: Date | null },
 ): Promise<void> {
-  await q.query(
+  await connOf(q).query(
     `UPDATE campaigns SET status = $2, status_reason = $3, status_cause = $4, rate_limited_until = $5,
             finished_at = CASE WHEN $2 = 'failed' THEN now() ELSE finished_at END, updated_at = now()
       WHERE id = $1 AND status IN ${campaignMovableTo(to)}`,
     [id, to, why.reason, why.cause, why.until ?? null],
   );
   if (to === "failed")
-    await q.query(
+    await connOf(q).query(
       `UPDATE campaign_recipients SET status = 'failed', reason = $2, updated_at = now()
         WHERE campaign_id = $1 AND status = 'pending'`,
       [id, `campaign failed: ${why.reason}`],
@@ -224,8 +222,8 @@ export async function deferCampaign(c: PoolClient, id: string, until: Date): Pro
  * Campaign sends handed over and not answered yet (queued or being sent), over every live campaign: what the
  * broker and the send-workers hold. The dispatcher keeps it to what the rate drains in a few cycles.
  */
-export async function campaignSendsInFlight(q: Queryable): Promise<number> {
-  const { rows } = await q.query<{ n: number }>(
+export async function campaignSendsInFlight(q: DbOrClient): Promise<number> {
+  const { rows } = await connOf(q).query<{ n: number }>(
     `SELECT count(*)::int AS n FROM campaign_recipients
       WHERE status = 'queued' AND campaign_id IN (SELECT id FROM campaigns WHERE status IN ${LIVE})`,
   );
@@ -234,11 +232,11 @@ export async function campaignSendsInFlight(q: Queryable): Promise<number> {
 
 /** What the project may still send this month (spec 8: 500,000 live emails). */
 export async function monthlyQuotaLeft(
-  q: Queryable,
+  q: DbOrClient,
   projectId: ProjectId,
   now = new Date(),
 ): Promise<number> {
-  const { rows } = await q.query<{ live_sent: number }>(
+  const { rows } = await connOf(q).query<{ live_sent: number }>(
     `SELECT live_sent FROM project_usage WHERE project_id = $1 AND period = $2`,
     [projectId, usagePeriod(now)],
   );
@@ -247,12 +245,12 @@ export async function monthlyQuotaLeft(
 
 /** The warm-up state of a sending domain on `day`: its ramp (null: the default), its first day, what it used. */
 export async function domainWarmup(
-  q: Queryable,
+  q: DbOrClient,
   projectId: ProjectId,
   domain: string,
   day: number,
 ): Promise<{ ramp: number[] | null; firstDay: number | null; used: number }> {
-  const { rows } = await q.query<{ ramp: number[] | null; first_day: number | null; used: number }>(
+  const { rows } = await connOf(q).query<{ ramp: number[] | null; first_day: number | null; used: number }>(
     `SELECT (SELECT ramp FROM domain_warmups WHERE project_id = $1 AND domain = $2) AS ramp,
             (SELECT min(day) FROM domain_send_days WHERE project_id = $1 AND domain = $2) AS first_day,
             COALESCE((SELECT dispatched FROM domain_send_days WHERE project_id = $1 AND domain = $2 AND day = $3), 0) AS used`,
@@ -280,16 +278,19 @@ export async function recordDomainSends(
 
 /** Sets (or clears, with null) a domain's warm-up ramp. */
 export async function setDomainWarmup(
-  q: Queryable,
+  q: DbOrClient,
   projectId: ProjectId,
   domain: string,
   ramp: number[] | null,
 ): Promise<void> {
   if (ramp === null) {
-    await q.query(`DELETE FROM domain_warmups WHERE project_id = $1 AND domain = $2`, [projectId, domain]);
+    await connOf(q).query(`DELETE FROM domain_warmups WHERE project_id = $1 AND domain = $2`, [
+      projectId,
+      domain,
+    ]);
     return;
   }
-  await q.query(
+  await connOf(q).query(
     `INSERT INTO domain_warmups (project_id, domain, ramp) VALUES ($1, $2, $3::int[])
      ON CONFLICT (project_id, domain) DO UPDATE SET ramp = EXCLUDED.ramp, updated_at = now()`,
     [projectId, domain, ramp],
@@ -302,10 +303,10 @@ export async function setDomainWarmup(
  * skipped), hard bounces and complaints.
  */
 export async function guardFigures(
-  q: Queryable,
+  q: DbOrClient,
   campaign: Pick<CampaignRow, "id" | "dispatched">,
 ): Promise<{ sent: number; hardBounced: number; complained: number }> {
-  const { rows } = await q.query<{ not_out: number; hard: number; complained: number }>(
+  const { rows } = await connOf(q).query<{ not_out: number; hard: number; complained: number }>(
     `SELECT (SELECT count(*) FROM campaign_recipients
               WHERE campaign_id = $1 AND status IN ('queued', 'failed', 'skipped', 'cancelled'))::int AS not_out,
             (SELECT count(*) FROM campaign_recipients r JOIN activities a ON a.id = r.id
@@ -327,9 +328,9 @@ export async function guardFigures(
  * every send failed. Any replica may run it (SKIP LOCKED).
  */
 export async function settleFinishedCampaigns(
-  pool: Pool,
+  db: Db | Pool,
 ): Promise<{ id: string; status: "completed" | "failed" }[]> {
-  return withTransaction(pool, async (c) => {
+  return withTransaction(db, async (c) => {
     const { rows } = await c.query<{ id: string; total: number; failed: number; out: number }>(
       `SELECT c.id, c.total_recipients AS total,
               (SELECT count(*) FROM campaign_recipients r WHERE r.campaign_id = c.id AND r.status = 'failed')::int AS failed,

@@ -1,7 +1,5 @@
 import type { ProjectId } from "@emailsvc/contracts";
-import type { Pool, PoolClient } from "pg";
-
-type Queryable = Pick<Pool | PoolClient, "query">;
+import { connOf, type DbOrClient } from "../create-db";
 
 /**
  * A campaign's numbers (issue 24): its recipients and what became of them. Each figure counts recipients, once:
@@ -28,14 +26,14 @@ export interface CampaignStats {
 
 /** One source of figures: a query over the campaign (`$1` project, `$2` campaign) answering one row of numbers. */
 export type CampaignStatSource = (
-  q: Queryable,
+  q: DbOrClient,
   projectId: ProjectId,
   campaignId: string,
 ) => Promise<Record<string, number>>;
 
 /** The ledger and its activities: every recipient's state and the first-time timestamps of what it did. */
 const recipientFigures: CampaignStatSource = async (q, projectId, campaignId) => {
-  const { rows } = await q.query<Record<string, number>>(
+  const { rows } = await connOf(q).query<Record<string, number>>(
     `SELECT count(*)::int AS recipients,
             count(*) FILTER (WHERE r.status = 'pending')::int AS pending,
             count(*) FILTER (WHERE r.status = 'queued')::int AS queued,
@@ -58,7 +56,7 @@ const recipientFigures: CampaignStatSource = async (q, projectId, campaignId) =>
 
 /** Recipients who unsubscribed through this campaign's link (their suppression names the send). */
 const unsubscribes: CampaignStatSource = async (q, projectId, campaignId) => {
-  const { rows } = await q.query<Record<string, number>>(
+  const { rows } = await connOf(q).query<Record<string, number>>(
     `SELECT count(*)::int AS unsubscribed FROM suppressions s
        JOIN campaign_recipients r ON r.id = s.source_activity_id AND r.campaign_id = $2
       WHERE s.project_id = $1 AND s.reason = 'unsubscribed'`,
@@ -74,7 +72,7 @@ const unsubscribes: CampaignStatSource = async (q, projectId, campaignId) => {
  * the project id could have posted them), for the dashboard to show apart.
  */
 const attributedRevenue: CampaignStatSource = async (q, projectId, campaignId) => {
-  const { rows } = await q.query<{
+  const { rows } = await connOf(q).query<{
     attributed_orders: number;
     attributed_revenue_minor: string;
     unsigned_attributed_orders: number;
@@ -108,7 +106,7 @@ export const CAMPAIGN_STAT_SOURCES: CampaignStatSource[] = [
 ];
 
 export async function campaignStats(
-  q: Queryable,
+  q: DbOrClient,
   projectId: ProjectId,
   campaignId: string,
 ): Promise<CampaignStats> {

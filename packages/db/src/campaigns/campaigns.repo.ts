@@ -5,11 +5,10 @@ import {
   RESUMABLE_CAMPAIGN_STATUSES,
   type ProjectId,
 } from "@emailsvc/contracts";
-import type { Pool, PoolClient } from "pg";
+import type { PoolClient } from "pg";
+import { connOf, type DbOrClient } from "../create-db";
 import { QUOTA_REFUND_CTES } from "../quota";
 import { campaignMovableTo } from "./campaign-status";
-
-type Queryable = Pick<Pool | PoolClient, "query">;
 
 /** A campaign as the database holds it. */
 export interface CampaignRow {
@@ -93,13 +92,13 @@ const contentValues = (c: CampaignContent) => [
 
 /** A new campaign, `initializing`: campaign-dispatcher writes its ledger and makes it `pending`. */
 export async function insertCampaign(
-  q: Queryable,
+  q: DbOrClient,
   projectId: ProjectId,
   id: string,
   c: CampaignContent,
   duplicatedFrom: string | null = null,
 ): Promise<CampaignRow> {
-  const { rows } = await q.query<CampaignRow>(
+  const { rows } = await connOf(q).query<CampaignRow>(
     `INSERT INTO campaigns (id, project_id, ${CONTENT_COLUMNS}, duplicated_from, status)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::jsonb, $13, $14, $15, $16, $17, 'initializing')
      RETURNING *`,
@@ -110,13 +109,13 @@ export async function insertCampaign(
 
 /** The project's campaign `id`; undefined for a malformed id or another project's campaign. */
 export async function findCampaign(
-  q: Queryable,
+  q: DbOrClient,
   projectId: ProjectId,
   id: string,
   opts: { forUpdate?: boolean } = {},
 ): Promise<CampaignRow | undefined> {
   if (!isUuid(id)) return undefined;
-  const { rows } = await q.query<CampaignRow>(
+  const { rows } = await connOf(q).query<CampaignRow>(
     `SELECT * FROM campaigns WHERE project_id = $1 AND id = $2${opts.forUpdate ? " FOR UPDATE" : ""}`,
     [projectId, id],
   );
@@ -128,12 +127,12 @@ export async function findCampaign(
  * tenant. Locked when `forUpdate` (waits for a dispatch cycle holding it).
  */
 export async function findCampaignById(
-  q: Queryable,
+  q: DbOrClient,
   id: string,
   opts: { forUpdate?: boolean } = {},
 ): Promise<CampaignRow | undefined> {
   if (!isUuid(id)) return undefined;
-  const { rows } = await q.query<CampaignRow>(
+  const { rows } = await connOf(q).query<CampaignRow>(
     `SELECT * FROM campaigns WHERE id = $1${opts.forUpdate ? " FOR UPDATE" : ""}`,
     [id],
   );
@@ -142,11 +141,11 @@ export async function findCampaignById(
 
 /** The project's campaigns, newest first. */
 export async function listCampaigns(
-  q: Queryable,
+  q: DbOrClient,
   projectId: ProjectId,
   opts: { status?: string; limit?: number } = {},
 ): Promise<CampaignRow[]> {
-  const { rows } = await q.query<CampaignRow>(
+  const { rows } = await connOf(q).query<CampaignRow>(
     `SELECT * FROM campaigns WHERE project_id = $1 AND ($2::text IS NULL OR status = $2)
       ORDER BY created_at DESC, id DESC LIMIT $3`,
     [projectId, opts.status ?? null, opts.limit ?? 100],
@@ -182,13 +181,13 @@ export async function updateUnstartedCampaign(
 
 /** pending / processing / rate_limited → paused by the user. Undefined when it was in another state. */
 export async function pauseCampaign(
-  q: Queryable,
+  q: DbOrClient,
   projectId: ProjectId,
   id: string,
   reason = "paused by the user",
 ): Promise<CampaignRow | undefined> {
   if (!isUuid(id)) return undefined;
-  const { rows } = await q.query<CampaignRow>(
+  const { rows } = await connOf(q).query<CampaignRow>(
     `UPDATE campaigns SET status = 'paused', status_reason = $3, status_cause = NULL, rate_limited_until = NULL,
             updated_at = now()
       WHERE project_id = $1 AND id = $2 AND status IN ${campaignMovableTo("paused")}
@@ -297,12 +296,12 @@ export interface CampaignRecipientRow {
 
 /** The campaign's recipients in ledger order, optionally of one status, after `after` (keyset paging). */
 export async function listCampaignRecipients(
-  q: Queryable,
+  q: DbOrClient,
   projectId: ProjectId,
   campaignId: string,
   opts: { status?: string; after?: string; limit?: number } = {},
 ): Promise<CampaignRecipientRow[]> {
-  const { rows } = await q.query<CampaignRecipientRow>(
+  const { rows } = await connOf(q).query<CampaignRecipientRow>(
     `SELECT id, lead_id, email, status, reason, dispatched_at, updated_at FROM campaign_recipients
       WHERE project_id = $1 AND campaign_id = $2 AND ($3::text IS NULL OR status = $3)
         AND ($4::uuid IS NULL OR id > $4::uuid)
