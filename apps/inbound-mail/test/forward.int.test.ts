@@ -12,6 +12,7 @@ import {
   hmacHex,
   INBOUND_TOPIC,
   inboundOf,
+  INTERNAL_TOKEN,
   inject,
   makeProject,
   notificationOf,
@@ -296,7 +297,12 @@ describe("the inbound webhook (spec 6.2)", () => {
     // a platform send (x-source: platform) through the internal endpoint carries no token
     const internal = await fetch(`${stack.internalApi}/send-email`, {
       method: "POST",
-      headers: { "Content-Type": "application/json", "x-project-id": p.projectId, "x-source": "platform" },
+      headers: {
+        "Content-Type": "application/json",
+        "x-project-id": p.projectId,
+        "x-source": "platform",
+        "x-internal-token": INTERNAL_TOKEN,
+      },
       body: JSON.stringify({
         recipient: "human@example.org",
         sender: p.sender,

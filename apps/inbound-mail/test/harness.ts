@@ -34,6 +34,8 @@ import { processDepsOf } from "../src/process-deps";
 export const ENCRYPTION_KEY = "cd".repeat(32);
 export const TRACKING_SECRET = "inbound-tracking-secret-0123456789";
 export const ADMIN_TOKEN = "inbound-admin-token-0123456789";
+/** The internal routes' credential (x-internal-token) of the stack's public-api. */
+export const INTERNAL_TOKEN = "inbound-internal-token-0123456789abcdef";
 export const INBOUND_DOMAIN = "inbound.test";
 export const INBOUND_TOPIC = "arn:aws:sns:us-east-1:000000000000:ses-inbound";
 export const BUCKET = "inbound-mail";
@@ -180,6 +182,7 @@ export async function startStack(
     REDIS_URL: process.env.REDIS_URL ?? "redis://127.0.0.1:6379/0",
     API_KEY_ENCRYPTION_KEY: ENCRYPTION_KEY,
     ADMIN_TOKEN,
+    INTERNAL_TOKEN,
     TRACKING_SECRET,
     AWS_REGION: "us-east-1",
     AWS_ACCESS_KEY_ID: "S3RVER",

@@ -31,6 +31,7 @@ export function sendDepsOf(deps: Deps): SendDeps {
     outbox: deps.outbox,
     accepts: deps.accepts,
     rpcTimeoutMs: deps.env.SEND_RPC_TIMEOUT_MS,
+    laneFor: deps.sendLimits.laneFor,
   };
 }
 
@@ -44,6 +45,7 @@ export function createApp(deps: Deps, lifecycle?: Traffic, opts: { fastPaths?: b
   app.use(
     v1SendRouter({
       send: sendDepsOf(deps),
+      limits: deps.sendLimits,
       lookupApiKey: deps.lookupApiKey,
       idempotencyStore: deps.idempotencyStore,
       logger: deps.logger,
@@ -53,6 +55,7 @@ export function createApp(deps: Deps, lifecycle?: Traffic, opts: { fastPaths?: b
   app.use(
     batchRouter({
       send: sendDepsOf(deps),
+      limits: deps.sendLimits,
       lookupApiKey: deps.lookupApiKey,
       idempotencyStore: deps.idempotencyStore,
       logger: deps.logger,

@@ -27,6 +27,7 @@ import {
   type TemplateCache,
 } from "@emailsvc/sending";
 import type { Env } from "./env";
+import { createSendLimits, type SendLimits } from "./sends/send-limits";
 import { createInboundMimeReader } from "./threads/inbound-mime";
 import { SEND_LIMITS } from "@emailsvc/contracts";
 
@@ -40,6 +41,8 @@ export interface Deps extends BaseDeps {
   templateCache: TemplateCache;
   /** The v1 accepts, group-committed. */
   accepts: Batcher<AcceptSendInput, AcceptResult>;
+  /** Per-key request limits, the daily cap and the fair share of the send routes (issue 49). */
+  sendLimits: SendLimits;
   downloader: SafeDownloader;
   attachmentStore: AttachmentStore;
   /** The MIME of a received reply, from the inbound bucket (the conversation API's raw view). */
@@ -90,6 +93,17 @@ export async function createDeps(env: Env): Promise<Deps> {
     templateCache: createTemplateCache(),
     // a v1 send's email.send-requested goes to this process's relay straight from the accept: no lease statement
     accepts: createAcceptBatcher(base.db, { handoff: outbox.handoff }),
+    sendLimits: createSendLimits(
+      { db: base.db, redis, logger: base.logger },
+      {
+        requestsPerMinute: env.SEND_RATE_LIMIT,
+        windowMs: env.RATE_LIMIT_WINDOW_MS,
+        dailyCap: env.SEND_DAILY_CAP,
+        providerRatePerSecond: env.SEND_RATE_PER_SECOND,
+        fairShare: env.SEND_FAIR_SHARE,
+        fairShareWindowMs: env.SEND_FAIR_SHARE_WINDOW_MS,
+      },
+    ),
     downloader,
     attachmentStore,
     readInboundMime: createInboundMimeReader(env),

@@ -43,6 +43,27 @@ const sendEnv = z.object({
 const rateLimitEnv = z.object({
   EVENTS_RATE_LIMIT: z.coerce.number().int().min(0).default(10_000),
   LEADS_RATE_LIMIT: z.coerce.number().int().min(0).default(3_000),
+  /**
+   * Requests a minute per API key on /v1/send-email, /v1/send-template-email and /v1/send-batch (issue 49): 10 a
+   * second, far above one application's transactional mail, far below a loop draining the account. A project's
+   * `send_rate_limit` overrides it.
+   */
+  SEND_RATE_LIMIT: z.coerce.number().int().min(0).default(600),
+  /**
+   * Emails a UTC day per project, test sends included (issue 49): half of spec 8's provider quota (106,000 a day), so
+   * one project, or one leaked key, cannot use the whole account's day. A project's `daily_send_cap` overrides it;
+   * 0 turns it off.
+   */
+  SEND_DAILY_CAP: z.coerce.number().int().min(0).default(53_000),
+  /** The provider's rate for the whole account, as the send-workers enforce it (their SEND_RATE_PER_SECOND). */
+  SEND_RATE_PER_SECOND: z.coerce.number().min(0).default(16),
+  /**
+   * The share of that rate one project's transactional sends may take over SEND_FAIR_SHARE_WINDOW_MS; past it, its
+   * sends go in the bulk lane, which takes only the slots other projects' transactional mail leaves free: one
+   * project's backlog never holds another's transactional mail for longer than the window. 0 turns it off.
+   */
+  SEND_FAIR_SHARE: z.coerce.number().min(0).max(1).default(0.5),
+  SEND_FAIR_SHARE_WINDOW_MS: z.coerce.number().int().positive().default(2_000),
   RATE_LIMIT_WINDOW_MS: z.coerce.number().int().positive().default(60_000),
   /** POST /v1/events served ahead of Express (events.fast-path.ts); false leaves it to the Express route. */
   EVENTS_FAST_PATH: z

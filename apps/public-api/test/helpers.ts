@@ -122,7 +122,11 @@ const observerTopology: Topology = {
     ...messagingTopology.queues,
     {
       name: TEST_COMMANDS_QUEUE,
-      bindings: [{ exchange: Exchanges.emailCommands, pattern: RoutingKeys.emailSendRequested }],
+      // both lanes: marketing batches, and a project's sends past its fair share, travel in the bulk lane
+      bindings: [
+        { exchange: Exchanges.emailCommands, pattern: RoutingKeys.emailSendRequested },
+        { exchange: Exchanges.emailCommands, pattern: RoutingKeys.emailBulkSendRequested },
+      ],
       retry: null,
     },
   ],

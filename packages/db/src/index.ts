@@ -36,3 +36,4 @@ export * from "./threads.repo";
 export * from "./reply-resolution.repo";
 export * from "./webhook-deliveries.repo";
 export * from "./autovacuum";
+export * from "./send-limits.repo";

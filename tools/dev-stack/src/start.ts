@@ -195,6 +195,15 @@ async function main(): Promise<void> {
     INBOUND_BUCKET: "inbound-mail",
     // Local only: client webhooks may go to a receiver on this machine (production refuses private addresses).
     WEBHOOK_URL_ALLOW_PRIVATE: "true",
+    // With the provider rate off (SEND_RATE_PER_SECOND=0: the benchmarks' stack), the send routes' per-key request
+    // limit and daily cap are off too, unless given: a benchmark sends hundreds of requests a second and millions
+    // of emails a day through the demo key. Otherwise the services' defaults hold, as in production.
+    ...(process.env.SEND_RATE_PER_SECOND === "0"
+      ? {
+          SEND_RATE_LIMIT: process.env.SEND_RATE_LIMIT ?? "0",
+          SEND_DAILY_CAP: process.env.SEND_DAILY_CAP ?? "0",
+        }
+      : {}),
   };
 
   log("applying database migrations");

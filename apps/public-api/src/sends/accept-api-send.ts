@@ -93,8 +93,11 @@ async function acceptApiSend(
   gates?: { sender: string; addresses: readonly string[] },
 ): Promise<SendOutcome | null> {
   const { projectId, mode } = ctx.auth;
+  // past the project's fair share of the provider rate, its sends take only the slots others leave free
+  const lane = (await deps.laneFor?.(projectId, email.recipients.length)) ?? "transactional";
   const result = await deps.accepts.submit({
     ...email,
+    lane,
     projectId,
     isTest: mode === "test",
     counted: mode === "live",

@@ -1,12 +1,5 @@
 import { randomUUID } from "node:crypto";
-import {
-  Exchanges,
-  isEmailAddress,
-  isUuid,
-  makeEnvelope,
-  RoutingKeys,
-  sendRequestedPayloads,
-} from "@emailsvc/contracts";
+import { isEmailAddress, isUuid } from "@emailsvc/contracts";
 import { AppError, ErrorCode, type AuthContext, type IdempotencyContext } from "@emailsvc/http";
 import { timeOrderedUuid } from "@emailsvc/db";
 import {
@@ -15,12 +8,10 @@ import {
   insertBatch,
   jsonArrayInSlices,
   loadTemplate,
-  MONTHLY_QUOTA,
   MSG_QUOTA_EXCEEDED,
   nextTurn,
   senderNotVerified,
   SLICE,
-  usagePeriod,
 } from "@emailsvc/sending";
 import { parseSchedule, ScheduleError } from "./domain/scheduling/parse-schedule";
 import type { SendDeps, SendOutcome } from "./send-deps";
@@ -206,18 +197,6 @@ export async function acceptBatch(
   // The same text as JSON.stringify(response.body) (activities come last), written once for the idempotency row
   // and the reply: a 12,500-recipient answer is about 1 MB, whose stringify held the event loop in one piece.
   const bodyJson = `${JSON.stringify(head).slice(0, -1)},"activities":${await jsonArrayInSlices(activities)}}`;
-  const envelopes = [];
-  if (!schedule) {
-    // Workers spread a big batch over many messages (SEND_REQUESTED_MAX_IDS ids each).
-    for (const payload of sendRequestedPayloads(ids)) {
-      envelopes.push(
-        makeEnvelope(RoutingKeys.emailSendRequested, payload, {
-          projectId,
-          ...(ctx.correlationId ? { correlationId: ctx.correlationId } : {}),
-        }),
-      );
-    }
-  }
 
   let result: Awaited<ReturnType<typeof insertBatch>>;
   try {
@@ -247,12 +226,14 @@ export async function acceptBatch(
       activityIds: ids,
       emails,
       data,
-      envelopes,
-      exchange: Exchanges.emailCommands,
-      routingKey: RoutingKeys.emailSendRequested,
+      // workers spread a big batch over many messages (SEND_REQUESTED_MAX_IDS ids each)
+      // marketing batches are bulk mail (ARCHITECTURE.md); transactional ones, past the project's fair share too
+      lane:
+        body.emailType !== "transactional"
+          ? "bulk"
+          : ((await deps.laneFor?.(projectId, ids.length)) ?? "transactional"),
+      requests: { correlationId: ctx.correlationId },
       counted: !isTest,
-      period: usagePeriod(),
-      quota: MONTHLY_QUOTA,
       idempotency: ctx.idempotency ? { ...ctx.idempotency, status: response.status, bodyJson } : null,
     });
   } catch (err) {

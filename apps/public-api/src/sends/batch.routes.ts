@@ -13,6 +13,7 @@ import {
 import type { Logger } from "@emailsvc/observability";
 import { acceptBatch } from "./accept-batch";
 import type { SendDeps } from "./send-deps";
+import { recipientsOf, type SendLimits } from "./send-limits";
 
 /**
  * A full batch (12,500 recipients with data) is several MB: this route alone gets a large body limit, and parses it
@@ -22,6 +23,7 @@ export const BATCH_BODY_LIMIT = "12mb";
 
 export function batchRouter(deps: {
   send: SendDeps;
+  limits: Pick<SendLimits, "requests" | "dailyCap">;
   lookupApiKey: ApiKeyLookup;
   idempotencyStore: IdempotencyStore;
   logger: Logger;
@@ -30,8 +32,10 @@ export function batchRouter(deps: {
   r.post(
     "/v1/send-batch",
     apiKeyAuth(deps.lookupApiKey),
+    deps.limits.requests,
     ...jsonBody({ limit: BATCH_BODY_LIMIT, sliced: true }),
     idempotency({ store: deps.idempotencyStore, logger: deps.logger }),
+    deps.limits.dailyCap(recipientsOf),
     async (req: Request, res) => {
       const out = await acceptBatch(
         deps.send,

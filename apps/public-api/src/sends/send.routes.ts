@@ -15,6 +15,7 @@ import type { Logger } from "@emailsvc/observability";
 import { internalSendEmail } from "./internal-send-email";
 import type { SendDeps, SendOutcome } from "./send-deps";
 import { sendEmail } from "./send-email";
+import { recipientsOf, type SendLimits } from "./send-limits";
 import { sendTemplateEmail } from "./send-template-email";
 
 /**
@@ -33,24 +34,29 @@ function respond(res: Response, out: SendOutcome): void {
 
 export interface V1SendRoutesDeps {
   send: SendDeps;
+  limits: Pick<SendLimits, "requests" | "dailyCap">;
   lookupApiKey: ApiKeyLookup;
   idempotencyStore: IdempotencyStore;
   logger: Logger;
 }
 
-/** Public v1 send endpoints (spec 4.1, 4.2): key first (401 before any parsing), then body, then idempotency. */
+/**
+ * Public v1 send endpoints (spec 4.1, 4.2): key first (401 before any parsing), its request limit, then body, then
+ * idempotency (a replay is answered before the day's count), then the project's daily cap.
+ */
 export function v1SendRouter(deps: V1SendRoutesDeps): Router {
   const r = Router();
   const auth = apiKeyAuth(deps.lookupApiKey);
   const bigJson = jsonBody({ limit: SEND_BODY_LIMIT });
   const smallJson = jsonBody({ limit: SMALL_BODY_LIMIT });
   const idem = idempotency({ store: deps.idempotencyStore, logger: deps.logger });
+  const cap = deps.limits.dailyCap(recipientsOf);
 
-  r.post("/v1/send-email", auth, ...bigJson, idem, async (req, res) => {
+  r.post("/v1/send-email", auth, deps.limits.requests, ...bigJson, idem, cap, async (req, res) => {
     const ctx = { auth: getAuth(res), idempotency: idempotencyOf(res), correlationId: correlationIdOf(req) };
     respond(res, await sendEmail(deps.send, ctx, req.body));
   });
-  r.post("/v1/send-template-email", auth, ...smallJson, idem, async (req, res) => {
+  r.post("/v1/send-template-email", auth, deps.limits.requests, ...smallJson, idem, cap, async (req, res) => {
     const ctx = { auth: getAuth(res), idempotency: idempotencyOf(res), correlationId: correlationIdOf(req) };
     respond(res, await sendTemplateEmail(deps.send, ctx, req.body));
   });
