@@ -3,12 +3,13 @@
 // - sweeps across all projects by the platform's own loops: claimDueScheduledSends, settleHandedOffSends, nextDueAt
 //   (scheduler); reconcileClaims (send-worker); materialiseNextCampaign, lockNextCampaign, campaignSendsInFlight,
 //   settleFinishedCampaigns (campaign-dispatcher); claimDueSteps (abandoned carts); findTriggeredImportJobs;
-//   createOutboxStore (the outbox relays);
+//   createOutboxStore (the outbox relays); listUnmatchedInbound, listInboundNotifications (the operator's admin list);
 // - statements keyed by a row id, a provider's message id or a signed link, where the row names its project and
 //   the result carries it as a ProjectId: loadQueued, claimActivities, loadMessage, markSentMany, markFailed,
 //   releaseClaim, requeueActivities, the scheduled-send and campaign-dispatch steps on a claimed row,
 //   findCampaignById, triggerImportJob, applyNotificationRows, recordTrackingHits, findUnsubscribeTarget,
-//   createResolveRepo's byTokens, skipDelivery, recordAttempt.
+//   createResolveRepo's byTokens, skipDelivery, recordAttempt, lockDeliveryForRedelivery;
+// - findProjectId, which turns a URL's or a header's id into a ProjectId once the project is found.
 export * from "./api-keys";
 export * from "./batcher";
 export * from "./create-db";
@@ -35,5 +36,7 @@ export * from "./send-claims.repo";
 export * from "./threads.repo";
 export * from "./reply-resolution.repo";
 export * from "./webhook-deliveries.repo";
+export * from "./projects.repo";
+export * from "./inbound-mail.repo";
+export * from "./listing";
 export * from "./autovacuum";
-export * from "./send-limits.repo";

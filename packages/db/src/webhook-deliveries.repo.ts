@@ -1,6 +1,6 @@
 import { isUuid, type ProjectId } from "@emailsvc/contracts";
 import { createBatcher } from "./batcher";
-import type { Db } from "./create-db";
+import type { Db, Queryable } from "./create-db";
 
 // The webhook deliveries aggregate (spec 6.3): one delivery per (event, kind) with its stored body, and the
 // attempts logged against it.
@@ -409,4 +409,57 @@ export function createDeliveryWrites(db: Db): DeliveryWrites {
     record: (delivery, attempt) => attempts.submit({ delivery, attempt }),
     storeAttempted: (projectId, delivery, attempt) => firsts.submit({ projectId, delivery, attempt }),
   };
+}
+
+/** A delivery as a redelivery decides on it: its event, its state, and whether its project has a URL for it now. */
+export interface RedeliveryCandidate {
+  event_id: string;
+  event: string;
+  project_id: ProjectId;
+  body: string;
+  is_test: boolean;
+  status: string;
+  kind: DeliveryKind;
+  /** The project has a URL for the delivery's kind and mode now. */
+  has_url: boolean;
+}
+
+/** The delivery, locked for the rest of the transaction `c` (the admin API's redeliver); undefined when none. */
+export async function lockDeliveryForRedelivery(
+  c: Queryable,
+  deliveryId: string,
+): Promise<RedeliveryCandidate | undefined> {
+  if (!isUuid(deliveryId)) return undefined;
+  const { rows } = await c.query<RedeliveryCandidate>(
+    `SELECT d.event_id, d.event, d.project_id, d.body, d.is_test, d.status, d.kind,
+            COALESCE(CASE WHEN d.kind = 'inbound'
+                          THEN CASE WHEN d.is_test THEN p.inbound_webhook_url_dev ELSE p.inbound_webhook_url END
+                          ELSE CASE WHEN d.is_test THEN p.webhook_url_dev ELSE p.webhook_url END END, '') <> '' AS has_url
+       FROM webhook_deliveries d JOIN projects p ON p.id = d.project_id
+      WHERE d.id = $1 FOR UPDATE OF d`,
+    [deliveryId],
+  );
+  return rows[0];
+}
+
+/** The delivery back to `pending` with a fresh attempt budget (the webhook-dispatcher sends it again). */
+export async function resetDeliveryToPending(c: Queryable, deliveryId: string): Promise<void> {
+  await c.query(
+    "UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = NULL, updated_at = now() WHERE id = $1",
+    [deliveryId],
+  );
+}
+
+/** One project's latest deliveries (at most 200, newest first), optionally of one status. */
+export async function listProjectDeliveries(
+  db: Db,
+  projectId: ProjectId,
+  status: string | null,
+): Promise<Record<string, unknown>[]> {
+  const { rows } = await db.pool.query(
+    `SELECT id, event_id, event, is_test, url, status, attempts, last_status_code, created_at, updated_at FROM webhook_deliveries
+      WHERE project_id = $1 AND ($2::text IS NULL OR status = $2) ORDER BY created_at DESC LIMIT 200`,
+    [projectId, status],
+  );
+  return rows;
 }

@@ -4,6 +4,7 @@ import type { Db } from "@emailsvc/db";
 import type { Logger } from "@emailsvc/observability";
 import { presignGetObject, type S3ClientType } from "@emailsvc/provider";
 import { ATTACHMENT_LINK_PATH, checkAttachmentLink } from "../domain/attachment-link";
+import { findStoredAttachment } from "../repos/attachments.repo";
 
 export interface AttachmentLinkDeps {
   db: Db;
@@ -45,12 +46,7 @@ export function attachmentLinkFastPath(
       );
       if (check === "invalid") return answer(res, 403, "Invalid attachment link");
       if (check === "expired") return answer(res, 410, "Attachment link expired");
-      const { rows } = await deps.db.pool.query<{
-        storage_key: string;
-        filename: string;
-        content_type: string;
-      }>("SELECT storage_key, filename, content_type FROM inbound_attachments WHERE id = $1", [id]);
-      const a = rows[0];
+      const a = await findStoredAttachment(deps.db, id);
       if (!a) return answer(res, 404, "Attachment not found");
       const location = await presignGetObject(deps.s3, {
         bucket: deps.bucket,

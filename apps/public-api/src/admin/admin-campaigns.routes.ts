@@ -7,12 +7,9 @@ import {
   campaignUpdateSchema,
   isEmailAddress,
   senderDomain,
-  projectIdOf,
-  type ProjectId,
 } from "@emailsvc/contracts";
 import {
   campaignStats,
-  type Db,
   findCampaign,
   listCampaignRecipients,
   listCampaigns,
@@ -29,17 +26,7 @@ import { cancelCampaign, pauseCampaign, resumeCampaign } from "../campaigns/mana
 import { preflightCampaign } from "../campaigns/preflight-campaign";
 import { sendTestCampaign } from "../campaigns/send-test-campaign";
 import { updateCampaign } from "../campaigns/update-campaign";
-
-const uuid = z.uuid();
-
-/** The admin API's project resolution: a URL's id becomes a ProjectId once the project is found. */
-async function projectOf(db: Db, projectId: string): Promise<ProjectId> {
-  const found =
-    uuid.safeParse(projectId).success &&
-    (await db.pool.query("SELECT 1 FROM projects WHERE id = $1", [projectId])).rowCount;
-  if (!found) throw new AppError(ErrorCode.NOT_FOUND, "Project not found");
-  return projectIdOf(projectId);
-}
+import { projectOf } from "./project-of";
 
 const listQuery = z.strictObject({
   status: z
@@ -87,19 +74,19 @@ export function adminCampaignsRouter(deps: CampaignDeps): Router {
   r.get(base, async (req, res) => {
     const q = parseInput(listQuery, req.query);
     const projectId = await projectOf(db, req.params.projectId);
-    const rows = await listCampaigns(db.pool, projectId, q);
+    const rows = await listCampaigns(db, projectId, q);
     res.json({ success: true, campaigns: rows.map((c) => campaignView(c)) });
   });
 
   const found = async (projectId: string, id: string) => {
-    const c = await findCampaign(db.pool, await projectOf(db, projectId), id);
+    const c = await findCampaign(db, await projectOf(db, projectId), id);
     if (!c) throw new AppError(ErrorCode.NOT_FOUND, "Campaign not found");
     return c;
   };
 
   r.get(`${base}/:id`, async (req, res) => {
     const c = await found(req.params.projectId, req.params.id);
-    res.json({ success: true, campaign: campaignView(c, await campaignStats(db.pool, c.project_id, c.id)) });
+    res.json({ success: true, campaign: campaignView(c, await campaignStats(db, c.project_id, c.id)) });
   });
 
   r.get(`${base}/:id/preflight`, async (req, res) => {
@@ -152,7 +139,7 @@ export function adminCampaignsRouter(deps: CampaignDeps): Router {
   r.get(`${base}/:id/recipients`, async (req, res) => {
     const q = parseInput(recipientsQuery, req.query);
     const c = await found(req.params.projectId, req.params.id);
-    const rows = await listCampaignRecipients(db.pool, c.project_id, c.id, q);
+    const rows = await listCampaignRecipients(db, c.project_id, c.id, q);
     res.json({
       success: true,
       recipients: rows.map((x) => ({
@@ -174,7 +161,7 @@ export function adminCampaignsRouter(deps: CampaignDeps): Router {
     if (!isEmailAddress(`x@${req.params.domain}`))
       throw new AppError(ErrorCode.VALIDATION, "domain is not a valid domain name");
     const domain = senderDomain(`x@${req.params.domain}`);
-    await setDomainWarmup(db.pool, projectId, domain, ramp);
+    await setDomainWarmup(db, projectId, domain, ramp);
     res.json({ success: true, domain, ramp });
   });
 

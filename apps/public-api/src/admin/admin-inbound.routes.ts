@@ -1,6 +1,6 @@
 import { Router } from "express";
 import { z } from "zod";
-import type { Db } from "@emailsvc/db";
+import { type Db, listInboundNotifications, listUnmatchedInbound } from "@emailsvc/db";
 import { parseInput } from "@emailsvc/http";
 
 /**
@@ -18,19 +18,10 @@ export function adminInboundRouter(deps: { db: Db }): Router {
   r.get("/inbound", async (req, res) => {
     const q = parseInput(query, req.query);
     if (q.status === "unmatched") {
-      const { rows } = await deps.db.pool.query(
-        `SELECT id, ses_message_id, message_id, from_email, recipient, subject, kind, suspicious, verdicts, size, received_at
-           FROM inbound_messages WHERE project_id IS NULL ORDER BY received_at DESC LIMIT $1`,
-        [q.limit],
-      );
-      return void res.json({ success: true, status: q.status, messages: rows });
+      const messages = await listUnmatchedInbound(deps.db, q.limit);
+      return void res.json({ success: true, status: q.status, messages });
     }
-    const { rows } = await deps.db.pool.query(
-      `SELECT id, sns_message_id, ses_message_id, recipients, source, bucket_name, object_key, size, error,
-              inbound_message_id, received_at, processed_at
-         FROM inbound_notifications WHERE status = $1 ORDER BY received_at DESC LIMIT $2`,
-      [q.status, q.limit],
-    );
+    const rows = await listInboundNotifications(deps.db, q.status, q.limit);
     res.json({ success: true, status: q.status, notifications: rows });
   });
   return r;

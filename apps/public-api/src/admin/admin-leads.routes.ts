@@ -1,30 +1,13 @@
 import { Router } from "express";
-import {
-  createSegmentSchema,
-  listEventsQuery,
-  listLeadsQuery,
-  projectIdOf,
-  type ProjectId,
-} from "@emailsvc/contracts";
-import { countSegmentMembers, type Db } from "@emailsvc/db";
-import { AppError, ErrorCode, parseInput } from "@emailsvc/http";
-import { z } from "zod";
+import { createSegmentSchema, listEventsQuery, listLeadsQuery } from "@emailsvc/contracts";
+import { countSegmentMembers, type Db, deleteSegment } from "@emailsvc/db";
+import { parseInput } from "@emailsvc/http";
 import { listEvents } from "../events/list-events";
 import { listLeads } from "../leads/list-leads";
 import { createSegment } from "../segments/create-segment";
 import { listSegments } from "../segments/list-segments";
 import { findSegment, segmentView } from "../segments/segment-row";
-
-const uuid = z.uuid();
-
-/** The admin API's project resolution: a URL's id becomes a ProjectId once the project is found. */
-async function projectOf(db: Db, projectId: string): Promise<ProjectId> {
-  const found =
-    uuid.safeParse(projectId).success &&
-    (await db.pool.query("SELECT 1 FROM projects WHERE id = $1", [projectId])).rowCount;
-  if (!found) throw new AppError(ErrorCode.NOT_FOUND, "Project not found");
-  return projectIdOf(projectId);
-}
+import { projectOf } from "./project-of";
 
 /**
  * Admin: a project's segments (created here, since the spec's dashboard creates them), and read-only listings of
@@ -61,7 +44,7 @@ export function adminLeadsRouter(deps: { db: Db }): Router {
   r.delete("/projects/:projectId/segments/:segmentId", async (req, res) => {
     const projectId = await projectOf(db, req.params.projectId);
     const segment = await findSegment(db, projectId, req.params.segmentId);
-    await db.pool.query("DELETE FROM segments WHERE project_id = $1 AND id = $2", [projectId, segment.id]);
+    await deleteSegment(db, projectId, segment.id);
     res.json({ success: true, id: segment.id, deleted: true });
   });
 

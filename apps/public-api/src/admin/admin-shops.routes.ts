@@ -3,7 +3,6 @@ import {
   connectShopSchema,
   rotateShopSecretSchema,
   updateShopSchema,
-  projectIdOf,
   type ProjectId,
   UNSIGNED_ABANDONED_CART_OFF,
 } from "@emailsvc/contracts";
@@ -15,12 +14,14 @@ import {
   findShop,
   findShopOwner,
   listShops,
+  projectOwnsTemplate,
   rotateShopSecret,
   type ShopRow,
   updateShop,
 } from "@emailsvc/db";
 import { AppError, ErrorCode, parseInput } from "@emailsvc/http";
 import { z } from "zod";
+import { projectOf } from "./project-of";
 
 const uuid = z.uuid();
 
@@ -71,25 +72,12 @@ export function shopView(s: ShopRow, unsignedDeliveries = 0) {
   };
 }
 
-/** The admin API's project resolution: a URL's id becomes a ProjectId once the project is found. */
-async function projectOf(db: Db, projectId: string): Promise<ProjectId> {
-  const found =
-    uuid.safeParse(projectId).success &&
-    (await db.pool.query("SELECT 1 FROM projects WHERE id = $1", [projectId])).rowCount;
-  if (!found) throw new AppError(ErrorCode.NOT_FOUND, "Project not found");
-  return projectIdOf(projectId);
-}
-
 const notFound = () => new AppError(ErrorCode.NOT_FOUND, "Shop not found");
 
 /** A template the abandoned-cart steps send must be the project's own. */
 async function checkTemplate(db: Db, projectId: ProjectId, templateId: string | null | undefined) {
   if (!templateId) return;
-  const r = await db.pool.query("SELECT 1 FROM templates WHERE project_id = $1 AND id = $2", [
-    projectId,
-    templateId,
-  ]);
-  if (!r.rowCount)
+  if (!(await projectOwnsTemplate(db, projectId, templateId)))
     throw new AppError(ErrorCode.VALIDATION, "abandoned_template_id: no such template in the project");
 }
 

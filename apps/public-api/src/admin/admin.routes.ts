@@ -3,20 +3,13 @@ import { AppError, ErrorCode, parseInput } from "@emailsvc/http";
 import {
   createProject,
   decryptSecret,
-  insertOutboxRows,
+  listProjectDeliveries,
   regenerateApiKey,
-  withTransaction,
+  senderOwnedByAnotherProject,
   type Db,
 } from "@emailsvc/db";
 import { z } from "zod";
-import {
-  asciiDomainAddress,
-  Exchanges,
-  makeEnvelope,
-  RoutingKeys,
-  projectIdOf,
-  type ProjectId,
-} from "@emailsvc/contracts";
+import { asciiDomainAddress, projectIdOf, type ProjectId } from "@emailsvc/contracts";
 import {
   addSenderSchema,
   createProjectSchema,
@@ -31,6 +24,7 @@ import { adminCampaignsRouter } from "./admin-campaigns.routes";
 import { adminShopsRouter } from "./admin-shops.routes";
 import { adminLeadsRouter } from "./admin-leads.routes";
 import { adminInboundRouter } from "./admin-inbound.routes";
+import { redeliverWebhook } from "./redeliver-webhook";
 import type { CampaignDeps } from "../campaigns/campaign-deps";
 
 export interface AdminDeps {
@@ -123,9 +117,6 @@ const deliveryListQuery = z.object({
     .enum(DELIVERY_STATUSES, { error: `status must be one of ${DELIVERY_STATUSES.join(", ")}` })
     .optional(),
 });
-
-/** Delivery states that no attempt follows: only these can be sent again. */
-const FINISHED_DELIVERY = new Set(["succeeded", "exhausted", "skipped"]);
 
 export function adminRouter(deps: AdminDeps): Router {
   const { db } = deps;
@@ -270,15 +261,7 @@ export function adminRouter(deps: AdminDeps): Router {
     const email = asciiDomainAddress(body.email);
     // The domain-service's ownership rule: an address (or its domain) another project has is not added here as
     // verified, or that project's sender could be used by this one.
-    const taken = await db.pool.query(
-      `SELECT 1 FROM sender_profiles WHERE sender_email = $1 AND project_id <> $2 AND email_verified
-       UNION ALL SELECT 1 FROM email_identities WHERE sender_email = $1 AND project_id <> $2
-       UNION ALL SELECT 1 FROM domain_identities
-                  WHERE domain = split_part($1, '@', 2) AND project_id <> $2 AND deleted_at IS NULL
-       LIMIT 1`,
-      [email, project.id],
-    );
-    if (taken.rowCount)
+    if (await senderOwnedByAnotherProject(db, project.id, email))
       throw new AppError(ErrorCode.CONFLICT, `${email} is already registered by another project`);
     const sender = await db.prisma.senderProfile.upsert({
       where: { projectId_senderEmail: { projectId: project.id, senderEmail: email } },
@@ -302,75 +285,10 @@ export function adminRouter(deps: AdminDeps): Router {
     });
   });
 
-  // Re-send a client webhook delivery (e.g. one that exhausted its 5 attempts): it goes back to `pending` with
-  // a fresh attempt budget and its original event id on the bus; the webhook-dispatcher re-sends the stored body.
+  // Re-send a client webhook delivery (e.g. one that exhausted its 5 attempts): see redeliverWebhook.
   r.post("/webhook-deliveries/:deliveryId/redeliver", async (req, res) => {
     const id = req.params.deliveryId;
-    if (!uuid.safeParse(id).success) throw new AppError(ErrorCode.NOT_FOUND, "Webhook delivery not found");
-    // One transaction: the delivery goes back to `pending` only together with the event that re-sends it.
-    await withTransaction(db.pool, async (c) => {
-      const row = (
-        await c.query<{
-          event_id: string;
-          event: string;
-          project_id: ProjectId;
-          body: string;
-          is_test: boolean;
-          status: string;
-          kind: string;
-          has_url: boolean;
-        }>(
-          `SELECT d.event_id, d.event, d.project_id, d.body, d.is_test, d.status, d.kind,
-                  COALESCE(CASE WHEN d.kind = 'inbound'
-                                THEN CASE WHEN d.is_test THEN p.inbound_webhook_url_dev ELSE p.inbound_webhook_url END
-                                ELSE CASE WHEN d.is_test THEN p.webhook_url_dev ELSE p.webhook_url END END, '') <> '' AS has_url
-             FROM webhook_deliveries d JOIN projects p ON p.id = d.project_id
-            WHERE d.id = $1 FOR UPDATE OF d`,
-          [id],
-        )
-      ).rows[0];
-      if (!row) throw new AppError(ErrorCode.NOT_FOUND, "Webhook delivery not found");
-      // Only when the project has a URL for the mode now (it would otherwise wait for ever), and only a
-      // finished delivery (one still being retried would get a second, parallel series of attempts).
-      if (!row.has_url)
-        throw new AppError(
-          ErrorCode.CONFLICT,
-          `The project has no ${row.kind === "inbound" ? "inbound_" : ""}${row.is_test ? "webhook_url_dev" : "webhook_url"} to deliver to`,
-        );
-      if (!FINISHED_DELIVERY.has(row.status))
-        throw new AppError(
-          ErrorCode.CONFLICT,
-          `Webhook delivery is still being delivered (${row.status}); it can be sent again once it is finished`,
-        );
-      await c.query(
-        "UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = NULL, updated_at = now() WHERE id = $1",
-        [id],
-      );
-      const data = (JSON.parse(row.body) as { data?: { activity_id?: string; inbound_id?: string } }).data;
-      // an inbound reply's delivery (kind inbound) is sent again as the email.inbound it was
-      const envelope =
-        row.kind === "inbound"
-          ? {
-              ...makeEnvelope(
-                RoutingKeys.emailInbound,
-                { inboundEmailId: data?.inbound_id ?? "", projectId: row.project_id, isTest: row.is_test },
-                { projectId: row.project_id },
-              ),
-              id: row.event_id,
-            }
-          : {
-              ...makeEnvelope(
-                RoutingKeys.emailDelivered,
-                { activityId: data?.activity_id ?? "", projectId: row.project_id, isTest: row.is_test },
-                { projectId: row.project_id },
-              ),
-              id: row.event_id,
-              type: row.event,
-            };
-      await insertOutboxRows(c, [
-        { exchange: Exchanges.emailEvents, routingKey: row.event, payload: envelope },
-      ]);
-    });
+    await redeliverWebhook(db, id);
     deps.kickOutbox?.();
     res.json({ success: true, delivery_id: id, status: "pending" });
   });
@@ -383,13 +301,9 @@ export function adminRouter(deps: AdminDeps): Router {
 
   r.get("/webhook-deliveries", async (req, res) => {
     const { project_id: projectId, status } = parseInput(deliveryListQuery, req.query);
-    await findProject(db, projectId);
-    const rows = await db.pool.query(
-      `SELECT id, event_id, event, is_test, url, status, attempts, last_status_code, created_at, updated_at FROM webhook_deliveries
-        WHERE project_id = $1 AND ($2::text IS NULL OR status = $2) ORDER BY created_at DESC LIMIT 200`,
-      [projectId, status ?? null],
-    );
-    res.json({ success: true, deliveries: rows.rows });
+    const project = await findProject(db, projectId);
+    const deliveries = await listProjectDeliveries(db, project.id, status ?? null);
+    res.json({ success: true, deliveries });
   });
 
   return r;

@@ -69,7 +69,7 @@ export async function preflightCampaign(
       code: "sender_not_verified",
       message: `the sender ${c.fromEmail} is not verified: verify the address or the domain ${domain}`,
     });
-  const dkim = await sendingDomainState(db.pool, projectId, domain);
+  const dkim = await sendingDomainState(db, projectId, domain);
   if (!dkim.dkimVerified)
     errors.push({
       code: "domain_not_dkim_verified",
@@ -97,7 +97,7 @@ export async function preflightCampaign(
         message: `the one-click unsubscribe link (RFC 8058) needs HTTPS; PUBLIC_BASE_URL is ${url.origin}`,
       },
     );
-  if (!(await projectPostalAddress(db.pool, projectId)))
+  if (!(await projectPostalAddress(db, projectId)))
     errors.push({
       code: "postal_address_missing",
       message:
@@ -118,9 +118,9 @@ export async function preflightCampaign(
       message: `the HTML is ${(htmlBytes / 1024).toFixed(0)} KB: Gmail clips messages over 102 KB (the footer and tracking add more)`,
     });
 
-  const { segments, unknown } = await loadAudienceSegments(db.pool, projectId, c.audience);
+  const { segments, unknown } = await loadAudienceSegments(db, projectId, c.audience);
   if (unknown) errors.push({ code: "segment_not_found", message: `segment ${unknown} not found` });
-  const counts = await countAudience(db.pool, projectId, c.audience, segments, c.emailType);
+  const counts = await countAudience(db, projectId, c.audience, segments, c.emailType);
   if (counts.recipients === 0)
     errors.push({
       code: "no_recipients",
@@ -137,7 +137,7 @@ export async function preflightCampaign(
   const variables = contentVariables({ subject: c.subject, html, text }, c.templateId !== null);
   const missing: Preflight["missing_variables"] = [];
   if (variables.length && counts.recipients > 0) {
-    const sample = await sampleAudience(db.pool, projectId, c.audience, segments, c.emailType, SAMPLE);
+    const sample = await sampleAudience(db, projectId, c.audience, segments, c.emailType, SAMPLE);
     for (const name of variables) {
       const lacking = sample.filter((lead) => !(name in leadVariables(lead, [name])));
       if (lacking.length)

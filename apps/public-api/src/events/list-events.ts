@@ -1,5 +1,5 @@
-import { type ListEventsQuery, normalizeLeadEmail, type ProjectId } from "@emailsvc/contracts";
-import { type Db, SqlParams } from "@emailsvc/db";
+import type { ListEventsQuery, ProjectId } from "@emailsvc/contracts";
+import { type Db, findLeadIdByEmail, SqlParams } from "@emailsvc/db";
 import { listPage, pagination, type Total } from "../listing/pagination";
 
 interface EventRow {
@@ -39,18 +39,15 @@ export async function listEvents(
   const params = new SqlParams([projectId]);
   const where = ["project_id = $1"];
   if (q.email) {
-    const lead = await db.pool.query<{ id: string }>(
-      "SELECT id FROM leads WHERE project_id = $1 AND email_normalized = $2",
-      [projectId, normalizeLeadEmail(q.email)],
-    );
-    if (!lead.rows[0]) {
+    const leadId = await findLeadIdByEmail(db, projectId, q.email);
+    if (!leadId) {
       const empty = { total: 0, exact: true };
       return {
         body: { success: true, data: [], pagination: pagination(q.page, q.per_page, 0) },
         total: empty,
       };
     }
-    where.push(`lead_id = ${params.add(lead.rows[0].id)}::uuid`);
+    where.push(`lead_id = ${params.add(leadId)}::uuid`);
   }
   if (q.event) where.push(`name = ${params.add(q.event)}::text`);
   if (q.since) where.push(`occurred_at >= ${params.add(q.since.toISOString())}::timestamptz`);

@@ -1,5 +1,5 @@
 import type { ProjectId } from "@emailsvc/contracts";
-import { type Db, withTransaction } from "@emailsvc/db";
+import { type Db, deleteLeadWithEvents } from "@emailsvc/db";
 import { findLead } from "./lead-row";
 
 /**
@@ -10,14 +10,6 @@ import { findLead } from "./lead-row";
  */
 export async function deleteLead(db: Db, projectId: ProjectId, ref: string) {
   const lead = await findLead(db, projectId, ref);
-  const events = await withTransaction(db.pool, async (c) => {
-    const e = await c.query("DELETE FROM lead_events WHERE project_id = $1 AND lead_id = $2", [
-      projectId,
-      lead.id,
-    ]);
-    // segment_members go with the lead (ON DELETE CASCADE)
-    await c.query("DELETE FROM leads WHERE project_id = $1 AND id = $2", [projectId, lead.id]);
-    return e.rowCount ?? 0;
-  });
+  const events = await deleteLeadWithEvents(db, projectId, lead.id);
   return { success: true, id: lead.id, deleted: true, deleted_events: events };
 }

@@ -1,4 +1,4 @@
-import type { Db } from "@emailsvc/db";
+import { type Db, mergeLeadAttributesRow } from "@emailsvc/db";
 import { AppError, ErrorCode } from "@emailsvc/http";
 import { LEAD_LIMITS, type ProjectId } from "@emailsvc/contracts";
 import { findLead } from "./lead-row";
@@ -16,21 +16,13 @@ export async function mergeLeadAttributes(
   const lead = await findLead(db, projectId, ref);
   const set = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== null));
   const del = Object.keys(patch).filter((k) => patch[k] === null);
-  const merged = `((attributes || $3::jsonb) - $4::text[])`;
-  const { rows } = await db.pool.query<{ attributes: Record<string, unknown> }>(
-    `UPDATE leads SET attributes = ${merged}, updated_at = now()
-      WHERE project_id = $1 AND id = $2
-        AND (SELECT count(*) FROM jsonb_object_keys(${merged})) <= ${LEAD_LIMITS.attributeKeys}
-        AND octet_length(${merged}::text) <= ${LEAD_LIMITS.attributesBytes}
-      RETURNING attributes`,
-    [projectId, lead.id, JSON.stringify(set), del],
-  );
-  if (!rows[0])
+  const attributes = await mergeLeadAttributesRow(db, projectId, lead.id, set, del);
+  if (!attributes)
     throw new AppError(
       ErrorCode.VALIDATION,
       `attributes: a lead holds at most ${LEAD_LIMITS.attributeKeys} attributes and ${LEAD_LIMITS.attributesBytes} bytes of them`,
     );
-  return { success: true, email: lead.email, attributes: rows[0].attributes };
+  return { success: true, email: lead.email, attributes };
 }
 
 export async function getLeadAttributes(db: Db, projectId: ProjectId, ref: string) {

@@ -1,4 +1,4 @@
-import type { Db } from "@emailsvc/db";
+import { changeLeadTags, type Db } from "@emailsvc/db";
 import { AppError, ErrorCode } from "@emailsvc/http";
 import { LEAD_LIMITS, type ProjectId } from "@emailsvc/contracts";
 import { findLead } from "./lead-row";
@@ -7,28 +7,16 @@ import { findLead } from "./lead-row";
 
 export async function addLeadTags(db: Db, projectId: ProjectId, ref: string, tags: string[]) {
   const lead = await findLead(db, projectId, ref);
-  const { rows } = await db.pool.query<{ tags: string[] }>(
-    `UPDATE leads SET tags = COALESCE(tags, '{}') || ARRAY(SELECT t FROM unnest($3::text[]) t WHERE NOT t = ANY(COALESCE(tags, '{}'))),
-            updated_at = now()
-      WHERE project_id = $1 AND id = $2
-        AND cardinality(COALESCE(tags, '{}') || ARRAY(SELECT t FROM unnest($3::text[]) t WHERE NOT t = ANY(COALESCE(tags, '{}')))) <= ${LEAD_LIMITS.tags}
-      RETURNING tags`,
-    [projectId, lead.id, tags],
-  );
-  if (!rows[0])
-    throw new AppError(ErrorCode.VALIDATION, `tags: a lead holds at most ${LEAD_LIMITS.tags} tags`);
-  return { success: true, email: lead.email, tags: rows[0].tags };
+  const added = await changeLeadTags(db, projectId, lead.id, { add: tags });
+  if (!added) throw new AppError(ErrorCode.VALIDATION, `tags: a lead holds at most ${LEAD_LIMITS.tags} tags`);
+  return { success: true, email: lead.email, tags: added };
 }
 
 export async function removeLeadTags(db: Db, projectId: ProjectId, ref: string, tags: string[]) {
   const lead = await findLead(db, projectId, ref);
-  const { rows } = await db.pool.query<{ tags: string[] }>(
-    `UPDATE leads SET tags = ARRAY(SELECT t FROM unnest(COALESCE(tags, '{}')) t WHERE NOT t = ANY($3::text[])), updated_at = now()
-      WHERE project_id = $1 AND id = $2 RETURNING tags`,
-    [projectId, lead.id, tags],
-  );
-  if (!rows[0]) throw new AppError(ErrorCode.NOT_FOUND, "Lead not found");
-  return { success: true, email: lead.email, tags: rows[0].tags };
+  const left = await changeLeadTags(db, projectId, lead.id, { remove: tags });
+  if (!left) throw new AppError(ErrorCode.NOT_FOUND, "Lead not found");
+  return { success: true, email: lead.email, tags: left };
 }
 
 export async function getLeadTags(db: Db, projectId: ProjectId, ref: string) {

@@ -5,11 +5,10 @@ import {
   internalSendEmailBody,
   isUuid,
   missingFieldMessage,
-  projectIdOf,
   type ProjectId,
 } from "@emailsvc/contracts";
 import { renderDoubleBraces, renderTemplate } from "@emailsvc/content";
-import { timeOrderedUuid } from "@emailsvc/db";
+import { findProjectId, projectDefaultTimezone, timeOrderedUuid } from "@emailsvc/db";
 import { checkAttachments, checkAttachmentUrls, storeAttachments } from "./attachments/prepare-attachments";
 import { bodyObject, isMissing, parseBody } from "./domain/parse-body";
 import { distinctLists } from "./domain/recipients";
@@ -40,9 +39,9 @@ async function resolveProject(deps: SendDeps, header: string | undefined): Promi
   if (header === undefined || header.trim() === "") return null;
   const id = header.trim();
   if (!isUuid(id)) throw new AppError(ErrorCode.VALIDATION, "x-project-id must be a project UUID");
-  const { rowCount } = await deps.db.pool.query("SELECT 1 FROM projects WHERE id = $1", [id]);
-  if (!rowCount) throw new AppError(ErrorCode.NOT_FOUND, "Project not found");
-  return projectIdOf(id.toLowerCase());
+  const found = await findProjectId(deps.db, id);
+  if (!found) throw new AppError(ErrorCode.NOT_FOUND, "Project not found");
+  return found;
 }
 
 /** `templateId` is a template UUID or, as a convenience, its per-project internal id. */
@@ -181,14 +180,7 @@ async function readSchedule(
       "Invalid timezone: must be an IANA name, an offset string or a number of hours",
     );
   }
-  const defaultTimezone = projectId
-    ? ((
-        await deps.db.pool.query<{ default_timezone: string | null }>(
-          "SELECT default_timezone FROM projects WHERE id = $1",
-          [projectId],
-        )
-      ).rows[0]?.default_timezone ?? null)
-    : null;
+  const defaultTimezone = projectId ? await projectDefaultTimezone(deps.db, projectId) : null;
   try {
     return parseSchedule({
       scheduledAt,

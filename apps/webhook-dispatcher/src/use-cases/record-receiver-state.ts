@@ -1,5 +1,5 @@
 import type { ProjectId } from "@emailsvc/contracts";
-import type { Db } from "@emailsvc/db";
+import { type Db, setReceiverFailing } from "@emailsvc/db";
 import type { Logger, Metrics } from "@emailsvc/observability";
 
 /**
@@ -27,12 +27,9 @@ export function recordReceiverState(db: Db, logger: Logger, metrics: Metrics) {
         : isTest
           ? "webhook_dev_failing_since"
           : "webhook_failing_since";
-    const sql = failing
-      ? `UPDATE projects SET ${column} = now() WHERE id = $1 AND ${column} IS NULL RETURNING id`
-      : `UPDATE projects SET ${column} = NULL WHERE id = $1 AND ${column} IS NOT NULL RETURNING id`;
-    db.pool.query(sql, [projectId]).then(
-      ({ rowCount }) => {
-        if (!rowCount) return;
+    setReceiverFailing(db, projectId, column, failing).then(
+      (changed) => {
+        if (!changed) return;
         flips.inc({ state: failing ? "failing" : "recovered" });
         const fields = { projectId, mode: isTest ? "test" : "live", ...(kind === "inbound" ? { kind } : {}) };
         // deliveries deferred, probed one at a time / normal delivery resumed

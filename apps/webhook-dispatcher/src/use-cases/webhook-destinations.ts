@@ -1,5 +1,5 @@
 import type { ProjectId } from "@emailsvc/contracts";
-import type { Db } from "@emailsvc/db";
+import { type Db, projectWebhookUrls } from "@emailsvc/db";
 
 export interface WebhookDestinations {
   /**
@@ -19,16 +19,7 @@ export function createWebhookDestinations(db: Db, ttlMs: number): WebhookDestina
   type Urls = { live: string | null; dev: string | null; inLive: string | null; inDev: string | null };
   const cache = new Map<string, { at: number; urls: Promise<Urls> }>();
   const load = async (projectId: ProjectId): Promise<Urls> => {
-    const { rows } = await db.pool.query<{
-      webhook_url: string | null;
-      webhook_url_dev: string | null;
-      inbound_webhook_url: string | null;
-      inbound_webhook_url_dev: string | null;
-    }>(
-      "SELECT webhook_url, webhook_url_dev, inbound_webhook_url, inbound_webhook_url_dev FROM projects WHERE id = $1",
-      [projectId],
-    );
-    const r = rows[0];
+    const r = await projectWebhookUrls(db, projectId);
     return {
       live: r?.webhook_url || null,
       dev: r?.webhook_url_dev || null,
