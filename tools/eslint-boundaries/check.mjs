@@ -6,7 +6,12 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
-const BOUNDARY_RULES = new Set(["no-restricted-imports", "boundaries/no-cross-app", "no-restricted-syntax"]);
+const BOUNDARY_RULES = new Set([
+  "no-restricted-imports",
+  "boundaries/no-cross-app",
+  "no-restricted-syntax",
+  "boundaries/sql-in-repositories",
+]);
 
 if (process.argv[2] === "--tree") {
   // The repository itself: every boundary message in apps/, packages/, tools/ and bench/, as "file: message".

@@ -95,4 +95,39 @@ const noCrossApp = {
   },
 };
 
-export const boundariesPlugin = { rules: { "no-cross-app": noCrossApp } };
+/**
+ * SQL lives in repository files (docs/architecture.md, "SQL"): in an app, only a `*.repo.ts` runs a statement.
+ * Elsewhere (routes, use cases, consumers, loops) a `.query(` call, Prisma's raw SQL, or reaching for the raw
+ * `pool` is refused: the code calls a repository of packages/db, or the app's own `*.repo.ts` for a table only it
+ * touches. Which files it applies to is eslint.config.mjs's business (apps' sources, repositories and tests aside).
+ */
+const RAW_SQL = new Set(["$queryRaw", "$queryRawUnsafe", "$executeRaw", "$executeRawUnsafe"]);
+const sqlInRepositories = {
+  meta: {
+    type: "problem",
+    messages: {
+      query:
+        "SQL lives in repositories: move this statement to a *.repo.ts (packages/db for a shared table, the app's own repos/ for a table only it touches) and call that.",
+      pool: "Apps do not hold the raw pool: pass the Db to a repository function, which uses the pool inside packages/db.",
+    },
+    schema: [],
+  },
+  create(context) {
+    const name = (node) =>
+      !node.computed && node.property.type === "Identifier" ? node.property.name : undefined;
+    return {
+      "CallExpression > MemberExpression.callee"(node) {
+        if (name(node) === "query") context.report({ node: node.property, messageId: "query" });
+      },
+      MemberExpression(node) {
+        const n = name(node);
+        if (n === "pool") context.report({ node: node.property, messageId: "pool" });
+        else if (n && RAW_SQL.has(n)) context.report({ node: node.property, messageId: "query" });
+      },
+    };
+  },
+};
+
+export const boundariesPlugin = {
+  rules: { "no-cross-app": noCrossApp, "sql-in-repositories": sqlInRepositories },
+};

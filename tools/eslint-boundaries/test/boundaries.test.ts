@@ -133,20 +133,75 @@ const brandAllowed: [string, Case][] = [
   ],
 ];
 
-describe("ProjectId assertions (issue 22)", () => {
-  const results = lint([...brandViolations, ...brandAllowed].map(([, c]) => c));
+/** Each violation must break `rule`; each allowed sample must not. */
+function describeRule(title: string, rule: string, violations: [string, Case][], allowed: [string, Case][]) {
+  describe(title, () => {
+    const results = lint([...violations, ...allowed].map(([, c]) => c));
 
-  it.each(brandViolations.map(([name], i) => [name, i] as const))("refuses %s", (_name, i) => {
-    expect(results[i]).toContain("no-restricted-syntax");
+    it.each(violations.map(([name], i) => [name, i] as const))("refuses %s", (_name, i) => {
+      expect(results[i]).toContain(rule);
+    });
+
+    it.each(allowed.map(([name], i) => [name, violations.length + i] as const))("allows %s", (_name, i) => {
+      expect(results[i]).not.toContain(rule);
+    });
   });
+}
 
-  it.each(brandAllowed.map(([name], i) => [name, brandViolations.length + i] as const))(
-    "allows %s",
-    (_name, i) => {
-      expect(results[i]).not.toContain("no-restricted-syntax");
+describeRule("ProjectId assertions (issue 22)", "no-restricted-syntax", brandViolations, brandAllowed);
+
+// SQL lives in repositories (issue 44): in an app's sources only a `*.repo.ts` runs a statement or holds the pool.
+const handler = (body: string) =>
+  `import type { Db } from "@emailsvc/db";\nexport async function handle(db: Db, id: string) {\n  ${body}\n}\n`;
+const QUERY = `return (await db.pool.query("SELECT 1 FROM projects WHERE id = $1", [id])).rowCount;`;
+
+const sqlViolations: [string, Case][] = [
+  [
+    "a route handler holding a query",
+    { file: "apps/public-api/src/admin/a.routes.ts", code: handler(QUERY) },
+  ],
+  [
+    "a use case querying a transaction's client",
+    {
+      file: "apps/public-api/src/leads/a.ts",
+      code: `import type { PoolClient } from "@emailsvc/db";\nexport const f = (c: PoolClient) => c.query<{ n: number }>("SELECT 1");\n`,
     },
-  );
-});
+  ],
+  [
+    "a loop handing the raw pool to a package",
+    {
+      file: "apps/scheduler/src/use-cases/a.ts",
+      code: handler("return settle(db.pool, id);\n  function settle(..._a: unknown[]) {}"),
+    },
+  ],
+  [
+    "a consumer using Prisma's raw SQL",
+    {
+      file: "apps/webhook-dispatcher/src/consumers/a.consumer.ts",
+      code: handler("return db.prisma.$queryRaw`SELECT ${id}`;"),
+    },
+  ],
+];
+
+const sqlAllowed: [string, Case][] = [
+  ["a repository of the app", { file: "apps/inbound-mail/src/repos/a.repo.ts", code: handler(QUERY) }],
+  ["a repository of packages/db", { file: "packages/db/src/a.repo.ts", code: handler(QUERY) }],
+  ["an app's integration test", { file: "apps/public-api/test/a.int.test.ts", code: handler(QUERY) }],
+  [
+    "a route reading its request's query string and calling a repository",
+    {
+      file: "apps/public-api/src/admin/a.routes.ts",
+      code: `import { type Db, findProjectId } from "@emailsvc/db";\nexport const f = (db: Db, req: { query: { id: string } }) => findProjectId(db, req.query.id);\n`,
+    },
+  ],
+];
+
+describeRule(
+  "SQL only in repositories (issue 44)",
+  "boundaries/sql-in-repositories",
+  sqlViolations,
+  sqlAllowed,
+);
 
 describe("the repository itself", () => {
   it("keeps every boundary", () => {
