@@ -3,4 +3,10 @@ import { createApp } from "./app";
 import { createDeps } from "./deps";
 import { readEnv } from "./env";
 
-runService({ readEnv, createDeps, createApp });
+runService({
+  readEnv,
+  createDeps,
+  createApp,
+  // no background work: the stop step only closes the limits' Redis connection
+  startWork: async (deps) => async () => deps.limits.redis.disconnect?.(),
+});

@@ -8,6 +8,7 @@ import { createBroker } from "@emailsvc/messaging";
 import { createLogger, createMetrics } from "@emailsvc/observability";
 import { createSesClient } from "@emailsvc/provider";
 import { createSimulator, type Simulator } from "@emailsvc/provider-simulator";
+import { createRedis } from "@emailsvc/runtime";
 import { createApp } from "../src/app";
 import type { Deps } from "../src/deps";
 import { sesIdentityProvider } from "../src/use-cases/provider-port";
@@ -27,6 +28,11 @@ const txt = new Map<string, string[][]>();
 let sim: Simulator;
 let simUrl: string;
 let app: ReturnType<typeof createApp>;
+let deps: Deps;
+const redis = createRedis(process.env.REDIS_URL ?? "redis://127.0.0.1:6379/0", logger, {
+  purpose: "rate limits",
+  failFast: true,
+});
 
 beforeAll(async () => {
   sim = createSimulator({ port: 0 });
@@ -37,7 +43,7 @@ beforeAll(async () => {
     accessKeyId: "x",
     secretAccessKey: "x",
   });
-  const deps: Deps = {
+  deps = {
     name: "domain-service",
     logger,
     metrics: createMetrics("ds"),
@@ -53,10 +59,12 @@ beforeAll(async () => {
       const f = await findApiKey(db, k);
       return f ? { projectId: f.projectId, keyId: f.keyId } : null;
     },
+    limits: { redis, requestsPerMinute: 1000, authFailures: 0, windowMs: 60_000 },
   };
   app = createApp(deps);
 });
 afterAll(async () => {
+  redis.disconnect();
   await sim.stop();
   await broker.close();
   await db.close();
@@ -552,5 +560,41 @@ describe("methods (spec 4.10)", () => {
 describe("route coverage against the public OpenAPI document", () => {
   it("serves exactly the routes the document lists under domain-service", () => {
     expect(listExpressRoutes(app)).toEqual(publicRoutesOf("domain-service"));
+  });
+});
+
+describe("limits (issue 49)", () => {
+  it("refuses a key past DOMAINS_RATE_LIMIT requests a minute: 429, Retry-After, RateLimit-*; per key", async () => {
+    const limited = createApp({ ...deps, limits: { ...deps.limits, requestsPerMinute: 2 } });
+    const a = await project();
+    // GET /domains without ?domain= is a 400: answered, and counted, like any request
+    const list = (auth: Record<string, string>) => request(limited).get("/domains").set(auth);
+    const first = await list(a.auth);
+    expect(first.status).toBe(400);
+    expect(first.headers["ratelimit-limit"]).toBe("2");
+    expect((await list(a.auth)).status).toBe(400);
+    const over = await list(a.auth);
+    expect(over.status).toBe(429);
+    expect(over.body).toEqual({
+      success: false,
+      error: "Rate limit exceeded: at most 2 requests per minute per API key",
+    });
+    expect(Number(over.headers["retry-after"])).toBeGreaterThan(0);
+    const b = await project();
+    expect((await list(b.auth)).status).toBe(400);
+  });
+
+  it("refuses an address past its failed authentications before looking its key up", async () => {
+    const guarded = createApp({ ...deps, limits: { ...deps.limits, authFailures: 2 } });
+    const addr = `198.51.100.${Math.floor(Math.random() * 200) + 1}`;
+    const bad = () =>
+      request(guarded)
+        .get("/domains")
+        .set({ Authorization: "Bearer sk_live_nosuchkey", "x-forwarded-for": addr });
+    for (let i = 0; i < 3; i++) expect((await bad()).status).toBe(401);
+    await new Promise((r) => setTimeout(r, 100));
+    const refused = await bad();
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers["retry-after"])).toBeGreaterThan(0);
   });
 });

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Express } from "express";
 import { createEventTracker } from "@emailsvc/db";
-import { finishApp, internalAuth, jsonBody, requireJson } from "@emailsvc/http";
+import { authFailureGuard, finishApp, internalAuth, jsonBody, requireJson } from "@emailsvc/http";
 import { baseApp, type Traffic } from "@emailsvc/runtime";
 import { adminAuth } from "./admin/admin-auth";
 import { adminRouter } from "./admin/admin.routes";
@@ -41,6 +41,15 @@ export function sendDepsOf(deps: Deps): SendDeps {
  */
 export function createApp(deps: Deps, lifecycle?: Traffic, opts: { fastPaths?: boolean } = {}): Express {
   const app = baseApp(deps, lifecycle);
+  // an address sending unknown keys is refused before its next key is looked up (issue 49)
+  app.use(
+    authFailureGuard({
+      redis: deps.redis,
+      limit: deps.env.AUTH_FAILURE_LIMIT,
+      windowMs: deps.env.RATE_LIMIT_WINDOW_MS,
+      onStoreError: (err) => deps.logger.warn({ err: (err as Error)?.message }, "auth failure count unavailable"),
+    }),
+  );
   app.use(docsRouter());
   app.use(
     v1SendRouter({

@@ -64,6 +64,11 @@ const rateLimitEnv = z.object({
    */
   SEND_FAIR_SHARE: z.coerce.number().min(0).max(1).default(0.5),
   SEND_FAIR_SHARE_WINDOW_MS: z.coerce.number().int().positive().default(2_000),
+  /**
+   * Requests with a missing or unknown API key per client address and RATE_LIMIT_WINDOW_MS; past it the address is
+   * refused (429) before any key is looked up, until the window ends. 0 turns it off.
+   */
+  AUTH_FAILURE_LIMIT: z.coerce.number().int().min(0).default(60),
   RATE_LIMIT_WINDOW_MS: z.coerce.number().int().positive().default(60_000),
   /** POST /v1/events served ahead of Express (events.fast-path.ts); false leaves it to the Express route. */
   EVENTS_FAST_PATH: z

@@ -37,6 +37,8 @@ export function testEnv(overrides: Record<string, string> = {}): Env {
     AWS_SECRET_ACCESS_KEY: "S3RVER",
     SEND_RPC_TIMEOUT_MS: "3000",
     OUTBOX_RELAY_INTERVAL_MS: "200",
+    // the fuzz and auth tests send thousands of bad keys from 127.0.0.1; auth-failures.int.test.ts turns it on
+    AUTH_FAILURE_LIMIT: "0",
     ...overrides,
   });
 }

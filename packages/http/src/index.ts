@@ -14,3 +14,4 @@ export * from "./idempotency/fingerprint";
 export * from "./idempotency/idempotency-store";
 export * from "./idempotency/idempotency.middleware";
 export * from "./internal-auth";
+export * from "./auth-failures";
