@@ -33,9 +33,10 @@ import type { StoredAttachment, StoredResponse } from "./types";
 
 /**
  * Where a send came from (email_messages.source): the v1 API, the internal endpoint, the dashboard
- * (`x-source: platform`), a campaign's dispatcher, a shop automation, or a scheduled send handed over.
+ * (`x-source: platform`), a campaign's dispatcher, a shop automation, a scheduled send handed over, or the
+ * SMTP relay.
  */
-export type SendSource = "api" | "internal" | "platform" | "campaign" | "automation" | "scheduled";
+export type SendSource = "api" | "internal" | "platform" | "campaign" | "automation" | "scheduled" | "smtp";
 
 export interface AcceptSendInput {
   /** Pre-generated so the response (and the idempotency row holding it) is known before the commit. */

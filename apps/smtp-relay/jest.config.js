@@ -1,0 +1,1 @@
+module.exports = require("@emailsvc/testing/jest-preset");

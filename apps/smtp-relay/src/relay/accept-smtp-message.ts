@@ -1,0 +1,118 @@
+import { createHash } from "node:crypto";
+import { type AddressObject, type EmailAddress, simpleParser } from "mailparser";
+import { AppError, ErrorCode, type ProjectId } from "@emailsvc/contracts";
+import { timeOrderedUuid } from "@emailsvc/db";
+import { acceptSend, checkSenderAndFilter } from "@emailsvc/sending";
+import type { Deps } from "../deps";
+import { checkAttachments } from "./domain/attachments";
+import { keptHeaders } from "./domain/kept-headers";
+import { splitRecipients } from "./domain/recipients";
+import { storeAttachments } from "./store-attachments";
+
+export type RelayDeps = Pick<Deps, "db" | "outbox" | "attachments">;
+
+/** Who authenticated: the API key's project and mode (`test` keys make test sends, as on the HTTP API). */
+export interface RelayAuth {
+  projectId: ProjectId;
+  mode: "live" | "test";
+}
+
+export interface SmtpMessage {
+  auth: RelayAuth;
+  /** RCPT TO addresses, in order. */
+  recipients: readonly string[];
+  raw: Buffer;
+  /** The SMTP session id: the correlation id of the send. */
+  sessionId?: string;
+}
+
+export type RelayOutcome =
+  /** Rows and outbox entry committed: the activities, one per `to` recipient. */
+  | { kind: "queued"; activityIds: string[]; emailMessageId: string }
+  /** An earlier attempt with the same Message-ID committed: nothing new was written. */
+  | { kind: "replayed"; emailMessageId: string | null }
+  /** Every `to` recipient is suppressed: nothing was sent, as /v1/send-email's `skipped` answer. */
+  | { kind: "suppressed"; recipient: string; reason: string };
+
+const addresses = (field: AddressObject | AddressObject[] | undefined): EmailAddress[] =>
+  (Array.isArray(field) ? field : field ? [field] : []).flatMap((o) =>
+    o.value.flatMap((a) => (a.group ? a.group : [a])),
+  );
+const emails = (field: AddressObject | AddressObject[] | undefined): string[] =>
+  addresses(field).flatMap((a) => (a.address ? [a.address] : []));
+
+const sha256 = (s: string): string => createHash("sha256").update(s).digest("hex");
+
+/**
+ * A message received over SMTP into the send model of /v1/send-email: parsed with mailparser; the From: header's
+ * address must be a verified sender of the key's project (MAIL FROM was checked at its command); attachments
+ * follow spec 8's rules; suppressed recipients are skipped as v1 does (cc/bcc dropped silently; no `to` left:
+ * nothing is sent and the answer says so); then the attachments go to S3 and one `acceptSend` statement writes
+ * the message, its activities, reply tokens and the outbox row. The caller answers 250 only after this resolves.
+ *
+ * A client that lost our 250 sends the same message again: the Message-ID, hashed and scoped to the project, is
+ * `acceptSend`'s idempotency key, so the retry replays the first answer instead of sending twice.
+ */
+export async function acceptSmtpMessage(deps: RelayDeps, msg: SmtpMessage): Promise<RelayOutcome> {
+  const parsed = await simpleParser(msg.raw, { skipImageLinks: true, skipTextLinks: true });
+  const from = addresses(parsed.from)[0];
+  if (!from?.address) throw new AppError(ErrorCode.VALIDATION, "The message has no From: address");
+  const checked = checkAttachments(
+    parsed.attachments.map((a) => ({ filename: a.filename, contentType: a.contentType, content: a.content })),
+  );
+  const { projectId, mode } = msg.auth;
+  const requested = splitRecipients(msg.recipients, { to: emails(parsed.to), cc: emails(parsed.cc) });
+  const lists = await checkSenderAndFilter(deps.db, projectId, from.address, requested);
+  if (lists.to.length === 0) return { kind: "suppressed", ...lists.skipped[0]! };
+
+  const subject = parsed.subject ?? "";
+  const idempotency = parsed.messageId
+    ? {
+        key: `smtp:${sha256(parsed.messageId)}`,
+        // The same Message-ID for other recipients or another subject is another message: refused, not replayed.
+        fingerprint: sha256(JSON.stringify([from.address, [...msg.recipients].sort(), subject])),
+      }
+    : null;
+  const emailMessageId = timeOrderedUuid();
+  const stored = await storeAttachments(deps.attachments, checked, `${projectId}/${emailMessageId}`);
+  const result = await acceptSend(
+    deps.db,
+    {
+      emailMessageId,
+      projectId,
+      isTest: mode === "test",
+      counted: mode === "live",
+      source: "smtp",
+      emailType: "transactional",
+      lane: "transactional",
+      fromEmail: from.address,
+      fromName: from.name || null,
+      subject,
+      html: parsed.html || parsed.textAsHtml || "",
+      text: parsed.text ?? null,
+      cc: lists.cc,
+      bcc: lists.bcc,
+      headers: keptHeaders(parsed.headerLines),
+      attachments: stored,
+      templateId: null,
+      campaignId: null,
+      automationRunId: null,
+      recipients: lists.to,
+      replyTokens: true,
+      enqueue: true,
+      ...(idempotency
+        ? { idempotency: { ...idempotency, response: { status: 250, body: { email_id: emailMessageId } } } }
+        : {}),
+      ...(msg.sessionId ? { correlationId: msg.sessionId } : {}),
+    },
+    deps.outbox.handoff,
+  );
+  if (result.kind === "replay") {
+    const body = result.response.body as { email_id?: string } | null;
+    return { kind: "replayed", emailMessageId: body?.email_id ?? null };
+  }
+  // No `gates` were given: the checks ran above, so the statement cannot refuse on them.
+  if (result.kind !== "accepted") throw new Error("unreachable: accept without gates was refused");
+  if (!result.outboxHanded) deps.outbox.kick();
+  return { kind: "queued", activityIds: result.activities.map((a) => a.id), emailMessageId };
+}
