@@ -31,8 +31,8 @@ export function okText(outcome: RelayOutcome): string {
 /**
  * The submission listeners (smtp-server): STARTTLS on SMTP_PORT, implicit TLS on SMTP_TLS_PORT (with a
  * certificate; without one, the plain port only and no STARTTLS: local development). The handlers are the
- * relay's gates in SMTP order: AUTH (API key), MAIL FROM (verified sender), RCPT TO (syntax; smtp-server refuses
- * past SMTP_MAX_RECIPIENTS with 452 4.5.3), DATA (size: smtp-server answers 552 5.3.4 past SMTP_MAX_MESSAGE_BYTES,
+ * relay's gates in SMTP order: AUTH (API key), MAIL FROM (verified sender), RCPT TO (syntax, and 452 4.5.3 past
+ * SMTP_MAX_RECIPIENTS), DATA (size: smtp-server answers 552 5.3.4 past SMTP_MAX_MESSAGE_BYTES,
  * which EHLO announces; then the send model). The answer to DATA is sent only after the accept statement
  * committed, so nothing acknowledged is lost.
  */
@@ -51,7 +51,6 @@ export function createSmtpRelay(deps: Deps, opts: { graceMs?: number } = {}): Sm
     name: env.SMTP_SERVER_NAME,
     banner: "emailsvc SMTP relay",
     size: env.SMTP_MAX_MESSAGE_BYTES,
-    maxRecipients: env.SMTP_MAX_RECIPIENTS,
     maxClients: env.SMTP_MAX_CLIENTS,
     socketTimeout: env.SMTP_IDLE_TIMEOUT_MS,
     closeTimeout: opts.graceMs ?? 20_000,
@@ -104,9 +103,14 @@ export function createSmtpRelay(deps: Deps, opts: { graceMs?: number } = {}): Sm
       );
     },
 
-    onRcptTo(address, _session, callback) {
+    onRcptTo(address, session, callback) {
       if (!isEmailAddress(address.address))
         return callback(smtpError(553, `5.1.3 Invalid recipient address ${address.address}`));
+      // RFC 5321 4.5.3.1.10: past the limit, 452 per RCPT; the client sends to the first ones and retries the rest.
+      if (session.envelope.rcptTo.length >= env.SMTP_MAX_RECIPIENTS)
+        return callback(
+          smtpError(452, `4.5.3 Too many recipients: at most ${env.SMTP_MAX_RECIPIENTS} a message`),
+        );
       callback();
     },
 
