@@ -1,4 +1,4 @@
-# One multi-stage image definition for all nine services:
+# One multi-stage image definition for every service (apps/*):
 #   docker build --build-arg SERVICE=public-api --target runtime -t emailsvc/public-api .
 # plus `--target migrate` (applies migrations, then exits) and `--target simulator` (local/dev only).
 ARG NODE_IMAGE=node:20-bookworm-slim

@@ -66,10 +66,6 @@ export function readEnv(source: Record<string, string | undefined> = process.env
       .refine((e) => Boolean(e.SMTP_TLS_CERT) === Boolean(e.SMTP_TLS_KEY), {
         path: ["SMTP_TLS_KEY"],
         message: "SMTP_TLS_CERT and SMTP_TLS_KEY go together",
-      })
-      .refine((e) => Boolean(e.SMTP_TLS_CERT) || e.NODE_ENV !== "production", {
-        path: ["SMTP_TLS_CERT"],
-        message: "production needs a certificate: passwords are API keys",
       }),
     source,
   );

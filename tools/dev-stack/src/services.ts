@@ -22,6 +22,8 @@ export interface ServiceSpec {
    * waits for it.
    */
   background?: true;
+  /** SMTP listeners (smtp-relay): STARTTLS submission and implicit TLS, beside its HTTP port. */
+  smtp?: { port: number; tlsPort: number };
 }
 
 export const SERVICES: ServiceSpec[] = [
@@ -47,6 +49,8 @@ export const SERVICES: ServiceSpec[] = [
   { name: "inbound-mail", port: 3007, publicPrefixes: ["/api/inbound/"] },
   { name: "webhook-dispatcher", port: 3008, publicPrefixes: [], background: true },
   { name: "shop-ingest", port: 3009, publicPrefixes: ["/webhooks/shop/"] },
+  // SMTP is not routed by the HTTP gateway: clients connect to its own ports (high ones locally, 587/465 deployed).
+  { name: "smtp-relay", port: 3010, publicPrefixes: [], smtp: { port: 2587, tlsPort: 2465 } },
 ];
 
 export const GATEWAY_PORT = 8080;
@@ -76,6 +80,7 @@ export function withPortOffset(services: ServiceSpec[], offset: number): Service
     ...s,
     port: s.port + offset,
     ...(s.internalPort ? { internalPort: s.internalPort + offset } : {}),
+    ...(s.smtp ? { smtp: { port: s.smtp.port + offset, tlsPort: s.smtp.tlsPort + offset } } : {}),
   }));
 }
 

@@ -45,6 +45,39 @@ const GATEWAY_PORT = BASE_GATEWAY_PORT + offset;
 const S3_PORT = BASE_S3_PORT + offset;
 const SIMULATOR_PORT = BASE_SIMULATOR_PORT + offset;
 const publicApi = SERVICES.find((s) => s.name === "public-api")!;
+const smtpRelay = SERVICES.find((s) => s.smtp);
+
+/**
+ * The SMTP relay's certificate for this machine: self-signed for 127.0.0.1 and localhost, made once with openssl
+ * into .local/smtp-tls/ (null without openssl: the relay then offers no STARTTLS and takes AUTH on loopback only).
+ */
+function localSmtpCertificate(): { cert: string; key: string } | null {
+  const dir = path.join(localDir, "smtp-tls");
+  const cert = path.join(dir, "cert.pem");
+  const key = path.join(dir, "key.pem");
+  if (fs.existsSync(cert) && fs.existsSync(key)) return { cert, key };
+  fs.mkdirSync(dir, { recursive: true });
+  const made = spawnSync(
+    "openssl",
+    [
+      ...["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "825", "-keyout", key, "-out", cert],
+      ...["-subj", "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost"],
+    ],
+    { stdio: "ignore" },
+  );
+  return made.status === 0 ? { cert, key } : null;
+}
+
+/** The relay's listeners: local ports, the local certificate, and AUTH without TLS from loopback (development). */
+function smtpEnv(ports: { port: number; tlsPort: number }, tls: { cert: string; key: string } | null) {
+  return {
+    SMTP_HOST: "127.0.0.1",
+    SMTP_PORT: String(ports.port),
+    SMTP_TLS_PORT: tls ? String(ports.tlsPort) : "0",
+    ...(tls ? { SMTP_TLS_CERT: tls.cert, SMTP_TLS_KEY: tls.key } : {}),
+    SMTP_ALLOW_INSECURE_AUTH: "true",
+  };
+}
 const children: { name: string; proc: ChildProcess }[] = [];
 
 /**
@@ -233,6 +266,7 @@ async function main(): Promise<void> {
     { nice: BACKGROUND_NICE },
   );
 
+  const smtpTls = localSmtpCertificate();
   for (const svc of SERVICES) {
     runTs(
       svc.name,
@@ -241,6 +275,7 @@ async function main(): Promise<void> {
         ...common,
         PORT: String(svc.port),
         ...(svc.internalPort ? { INTERNAL_PORT: String(svc.internalPort) } : {}),
+        ...(svc.smtp ? smtpEnv(svc.smtp, smtpTls) : {}),
       },
       { nice: svc.background ? BACKGROUND_NICE : 0 },
     );
@@ -298,6 +333,7 @@ async function main(): Promise<void> {
     test_key: demo.testKey,
     sender_email: demo.senderEmail,
     simulator_url: simulatorUrl,
+    ...(smtpRelay?.smtp ? { smtp_url: `smtp://127.0.0.1:${smtpRelay.smtp.port}` } : {}),
     database_url: databaseUrl,
     rabbitmq_url: rabbitUrl,
   };
@@ -314,7 +350,7 @@ async function main(): Promise<void> {
     Test key        ${demo.testKey}${demo.keysRegenerated ? "   (regenerated)" : ""}
     Demo sender     ${demo.senderEmail} (verified)
     Simulator       ${simulatorUrl}/_sim/messages   (every email "sent" lands here)
-    Facts           ${path.relative(root, path.join(localDir, "demo.json"))}     Logs: ${path.relative(root, logDir)}/
+${smtpRelay?.smtp ? `    SMTP            127.0.0.1:${smtpRelay.smtp.port} (STARTTLS${smtpTls ? `, self-signed; implicit TLS on :${smtpRelay.smtp.tlsPort}` : " off: no openssl"}), user apikey, password a key\n` : ""}    Facts           ${path.relative(root, path.join(localDir, "demo.json"))}     Logs: ${path.relative(root, logDir)}/
 
   Internal routes (this machine only, no API key; they take the internal_token of the facts file as
   x-internal-token, and /admin takes its admin_token instead):

@@ -193,6 +193,9 @@ export function createSmtpRelay(deps: Deps, opts: { graceMs?: number } = {}): Sm
         tlsPort: tls >= 0 ? ports[tls]! : null,
       };
       logger.info({ ...result, tls: Boolean(deps.tls) }, "smtp listening");
+      // Not fatal: without TLS every AUTH is refused (530) unless from loopback in development, so nothing leaks.
+      if (!deps.tls)
+        logger.warn("smtp: no certificate (SMTP_TLS_CERT/SMTP_TLS_KEY): AUTH only from loopback");
       return result;
     },
     async close() {
