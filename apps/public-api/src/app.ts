@@ -3,7 +3,10 @@ import type { Express } from "express";
 import { createEventTracker } from "@emailsvc/db";
 import { authFailureGuard, finishApp, internalAuth, jsonBody, requireJson } from "@emailsvc/http";
 import { baseApp, type Traffic } from "@emailsvc/runtime";
-import { adminAuth } from "./admin/admin-auth";
+import { accountsRouter } from "./accounts/accounts.routes";
+import { adminAccess } from "./accounts/admin-access";
+import { auditRouter } from "./audit/audit.routes";
+import { recordAudit } from "./audit/record-audit";
 import { adminRouter } from "./admin/admin.routes";
 import type { Deps } from "./deps";
 import { eventsFastPath } from "./events/events.fast-path";
@@ -118,12 +121,38 @@ export function createInternalApp(deps: Deps, lifecycle?: Traffic): Express {
   app.use(internalSendRouter({ send: sendDepsOf(deps) }));
   const imports = { db: deps.db, ...deps.imports, kickOutbox: () => deps.outbox.kick() };
   app.use(triggerJobRouter(imports));
-  // Before the admin API's JSON body parser: an upload's body is the file itself.
-  app.use("/admin", adminAuth(deps.env.ADMIN_TOKEN), importsRouter(imports));
+  // The admin API: the admin token (CLI, automation) or a signed-in user's session with its role in the project;
+  // every change is written to the audit log.
   app.use(
     "/admin",
-    adminAuth(deps.env.ADMIN_TOKEN),
+    adminAccess(
+      { db: deps.db },
+      {
+        adminToken: deps.env.ADMIN_TOKEN,
+        idleMs: deps.env.DASHBOARD_SESSION_IDLE_MINUTES * 60_000,
+        allowedOrigins: deps.env.DASHBOARD_ORIGINS,
+      },
+    ),
+    recordAudit({ db: deps.db, logger: deps.logger }),
+  );
+  // Before the admin API's JSON body parser: an upload's body is the file itself.
+  app.use("/admin", importsRouter(imports));
+  app.use(
+    "/admin",
     jsonBody({ limit: "2mb" }),
+    accountsRouter({
+      db: deps.db,
+      redis: deps.redis,
+      logger: deps.logger,
+      secureCookies: deps.env.DASHBOARD_SECURE_COOKIES,
+      signIn: {
+        perAccount: deps.env.SIGN_IN_FAILURES_PER_ACCOUNT,
+        perAddress: deps.env.SIGN_IN_FAILURES_PER_ADDRESS,
+        windowMs: 15 * 60_000,
+        maxAgeMs: deps.env.DASHBOARD_SESSION_MAX_DAYS * 24 * 3_600_000,
+      },
+    }),
+    auditRouter({ db: deps.db }),
     adminRouter({
       db: deps.db,
       encryptionKey: deps.env.API_KEY_ENCRYPTION_KEY,

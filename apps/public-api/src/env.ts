@@ -77,6 +77,32 @@ const rateLimitEnv = z.object({
     .transform((v) => v === "true" || v === "1"),
 });
 
+/** The dashboard's accounts (issue 45): sessions, the origins its changes come from, the sign-in throttle. */
+const dashboardEnv = z.object({
+  /** A session unused this long ends (sign in again). */
+  DASHBOARD_SESSION_IDLE_MINUTES: z.coerce.number().int().positive().default(120),
+  /** A session ends this long after sign-in, used or not. */
+  DASHBOARD_SESSION_MAX_DAYS: z.coerce.number().positive().default(7),
+  /** Origins (scheme://host:port) a signed-in browser's changes may come from besides the admin listener's own. */
+  DASHBOARD_ORIGINS: z
+    .string()
+    .default("")
+    .transform((v) =>
+      v
+        .split(",")
+        .map((x) => x.trim())
+        .filter(Boolean),
+    ),
+  /** Secure session cookies: `auto` (when the request came over https, X-Forwarded-Proto included), true, false. */
+  DASHBOARD_SECURE_COOKIES: z
+    .enum(["auto", "true", "false"])
+    .default("auto")
+    .transform((v) => (v === "auto" ? ("auto" as const) : v === "true")),
+  /** Failed sign-ins per account and per client address in 15 minutes, then 429 until the window ends. */
+  SIGN_IN_FAILURES_PER_ACCOUNT: z.coerce.number().int().positive().default(10),
+  SIGN_IN_FAILURES_PER_ADDRESS: z.coerce.number().int().positive().default(30),
+});
+
 /** Contact imports (issue 25): the upload cap. */
 const importUploadEnv = z.object({
   IMPORT_MAX_FILE_BYTES: z.coerce
@@ -97,7 +123,8 @@ export const envSchema = serviceEnv(3001, 3101)
   .extend(sendEnv.shape)
   .extend(rateLimitEnv.shape)
   .extend(importsEnv.shape)
-  .extend(importUploadEnv.shape);
+  .extend(importUploadEnv.shape)
+  .extend(dashboardEnv.shape);
 export type Env = z.output<typeof envSchema>;
 
 export function readEnv(source: Record<string, string | undefined> = process.env): Env {

@@ -11,6 +11,7 @@ import { campaignPaths } from "./admin-campaigns.openapi";
 import { shopPaths } from "./admin-shops.openapi";
 import { inboundPaths } from "./admin-inbound.routes";
 import { importPaths } from "../imports/imports.openapi";
+import { accountPaths } from "../accounts/accounts.openapi";
 
 const json = (schema: z.ZodType) => ({
   content: {
@@ -180,6 +181,7 @@ export function adminOpenApi() {
       ...shopPaths(json, ok),
       ...inboundPaths(ok),
       ...importPaths(json, ok),
+      ...accountPaths(json, ok),
       "/admin/webhook-deliveries": {
         get: {
           summary: "A project's latest 200 client webhook deliveries, optionally of one status",

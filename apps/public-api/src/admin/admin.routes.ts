@@ -108,7 +108,7 @@ async function findProject(db: Db, projectId: string): Promise<ProjectRow & { id
   return { ...p, id: projectIdOf(p.id) };
 }
 
-/** Internal admin API: projects, keys, templates and local verified senders. Guarded by adminAuth. */
+/** Internal admin API: projects, keys, templates and local verified senders. Guarded by adminAccess (accounts/admin-access.ts): the admin token or a session and its role. */
 const DELIVERY_STATUSES = ["pending", "failed", "succeeded", "exhausted", "skipped"] as const;
 /** One project's deliveries, optionally of one status (each given once: a repeated parameter is an array). */
 const deliveryListQuery = z.object({

@@ -1,0 +1,95 @@
+import type { z } from "zod";
+import { listAuditQuery } from "../audit/audit.routes";
+import { createUserSchema, putMemberSchema, signInSchema } from "./accounts.routes";
+
+type Json = (schema: z.ZodType) => unknown;
+type Ok = (description: string) => { description: string };
+
+const id = (name: string) => ({
+  name,
+  in: "path",
+  required: true,
+  schema: { type: "string", format: "uuid" },
+});
+const csrf =
+  "a signed-in browser sends x-csrf-token (from sign-in or /auth/me) and its Origin with every change";
+
+/** Accounts, sessions, members and the audit log of the admin API (issue 45), for adminOpenApi. */
+export function accountPaths(json: Json, ok: Ok) {
+  return {
+    "/admin/auth/sign-in": {
+      post: {
+        summary: "Sign in with email and password: sets the HttpOnly, SameSite=Strict session cookie",
+        security: [],
+        requestBody: json(signInSchema),
+        responses: {
+          200: ok("user, csrf_token (send it as x-csrf-token with every change), memberships"),
+          401: ok("Wrong email or password (the same words whether or not the email exists)"),
+          429: ok("too many failed sign-ins for the account or the address: try again later"),
+        },
+      },
+    },
+    "/admin/auth/sign-out": {
+      post: { summary: `End this browser's session (${csrf})`, responses: { 200: ok("signed out") } },
+    },
+    "/admin/auth/sign-out-everywhere": {
+      post: { summary: "End every session of the signed-in user", responses: { 200: ok("sessions_ended") } },
+    },
+    "/admin/auth/me": {
+      get: {
+        summary: "The signed-in user, their CSRF token and their projects with their roles",
+        responses: {
+          200: ok("user (null for the admin token), csrf_token, memberships"),
+          401: ok("not signed in"),
+        },
+      },
+    },
+    "/admin/users": {
+      post: {
+        summary: "Create a user (platform owners and the admin token); `pnpm admin users create` calls it",
+        requestBody: json(createUserSchema),
+        responses: {
+          201: ok("user"),
+          400: ok("invalid email or password"),
+          403: ok("not a platform owner"),
+          409: ok("email taken"),
+        },
+      },
+    },
+    "/admin/projects/{projectId}/members": {
+      parameters: [id("projectId")],
+      get: { summary: "The project's members and their roles", responses: { 200: ok("members") } },
+      put: {
+        summary:
+          "Add a user to the project or change their role (admins; only an owner grants or removes owner)",
+        requestBody: json(putMemberSchema),
+        responses: {
+          200: ok("member"),
+          403: ok("the role needs an owner"),
+          404: ok("no such user: invite them"),
+          409: ok("the project would lose its last owner"),
+        },
+      },
+    },
+    "/admin/projects/{projectId}/members/{userId}": {
+      parameters: [id("projectId"), id("userId")],
+      delete: {
+        summary: "Remove a member (admins; an owner only by an owner; never the last owner)",
+        responses: { 200: ok("removed"), 404: ok("not a member"), 409: ok("the last owner") },
+      },
+    },
+    "/admin/projects/{projectId}/audit-events": {
+      parameters: [id("projectId")],
+      get: {
+        summary: "The project's audit log, newest first: who changed what, when and from where (read-only)",
+        parameters: Object.keys(listAuditQuery.shape).map((name) => ({
+          name,
+          in: "query",
+          required: false,
+          schema: { type: "string" },
+        })),
+        responses: { 200: ok("events, next_before (the `before` of the next page, null on the last)") },
+      },
+    },
+  };
+}
