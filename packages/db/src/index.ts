@@ -40,3 +40,4 @@ export * from "./projects.repo";
 export * from "./inbound-mail.repo";
 export * from "./listing";
 export * from "./autovacuum";
+export * from "./send-limits.repo";
