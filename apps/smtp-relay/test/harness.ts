@@ -238,8 +238,8 @@ export async function startStack(
   return stack;
 }
 
-/** The activities (and their message's source and test flag) of the messages from `sender`. */
-export async function activitiesFrom(db: Db, sender: string) {
+/** The activities (and their message's source and test flag) of a project's messages from its sender. */
+export async function activitiesFrom(db: Db, project: { projectId: string; sender: string }) {
   const { rows } = await db.pool.query<{
     id: string;
     recipient: string;
@@ -250,8 +250,8 @@ export async function activitiesFrom(db: Db, sender: string) {
   }>(
     `SELECT a.id, a.recipient, a.is_test, m.source, m.id AS email_message_id, m.attachments
        FROM activities a JOIN email_messages m ON m.id = a.email_message_id
-      WHERE m.from_email = $1 ORDER BY a.created_at, a.recipient`,
-    [sender],
+      WHERE m.project_id = $1 AND m.from_email = $2 ORDER BY a.created_at, a.recipient`,
+    [project.projectId, project.sender],
   );
   return rows;
 }

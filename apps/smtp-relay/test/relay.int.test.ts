@@ -36,7 +36,7 @@ describe("smtp-relay", () => {
       inReplyTo: "<earlier@example.com>",
       attachments: [{ filename: "invoice.pdf", content: pdf, contentType: "application/pdf" }],
     });
-    const [activity] = await activitiesFrom(stack.db, project.sender);
+    const [activity] = await activitiesFrom(stack.db, project);
     expect(activity).toMatchObject({ recipient: "alice@example.com", is_test: true, source: "smtp" });
     // the 250 names the activity, and it was given only after the commit
     expect(info.response).toBe(`250 2.0.0 queued as ${activity!.id}`);
@@ -71,7 +71,7 @@ describe("smtp-relay", () => {
       subject: "hi",
       text: "plain text only",
     });
-    const [activity] = await activitiesFrom(stack.db, project.sender);
+    const [activity] = await activitiesFrom(stack.db, project);
     expect(info.response).toBe(`250 2.0.0 queued as ${activity!.id}`);
     expect(activity!.is_test).toBe(false);
   });
@@ -92,7 +92,7 @@ describe("smtp-relay", () => {
         .sendMail({ from: project.sender, to: "a@example.com", subject: "x", text: "x" }),
     );
     expect(plain.code).toBe(530);
-    expect(await activitiesFrom(stack.db, project.sender)).toEqual([]);
+    expect(await activitiesFrom(stack.db, project)).toEqual([]);
   });
 
   it("refuses an unverified MAIL FROM, and an unverified From: header, with 550 5.7.1", async () => {
@@ -119,7 +119,7 @@ describe("smtp-relay", () => {
     );
     expect(header.code).toBe(550);
     expect(header.response).toMatch(/^550 5\.7\.1 Sender other@unverified\.example is not verified/);
-    expect(await activitiesFrom(stack.db, project.sender)).toEqual([]);
+    expect(await activitiesFrom(stack.db, project)).toEqual([]);
   });
 
   it("refuses a message over the size limit with 552 5.3.4 and writes nothing", async () => {
@@ -134,7 +134,7 @@ describe("smtp-relay", () => {
     );
     expect(big.code).toBe(552);
     expect(big.response).toMatch(/^552 5\.3\.4 /);
-    expect(await activitiesFrom(stack.db, project.sender)).toEqual([]);
+    expect(await activitiesFrom(stack.db, project)).toEqual([]);
   });
 
   it("refuses recipients past 50 per RCPT with 452 4.5.3 and sends to the first 50", async () => {
@@ -147,7 +147,7 @@ describe("smtp-relay", () => {
     expect((info as { rejectedErrors?: { response: string }[] }).rejectedErrors?.[0]?.response).toMatch(
       /^452 4\.5\.3 /,
     );
-    expect(await activitiesFrom(stack.db, project.sender)).toHaveLength(50);
+    expect(await activitiesFrom(stack.db, project)).toHaveLength(50);
   });
 
   it("sends once when a client retries the same Message-ID after a lost 250", async () => {
@@ -161,7 +161,7 @@ describe("smtp-relay", () => {
     };
     const first = await stack.transport(project.testKey).sendMail(mail);
     const second = await stack.transport(project.testKey).sendMail(mail);
-    const activities = await activitiesFrom(stack.db, project.sender);
+    const activities = await activitiesFrom(stack.db, project);
     expect(activities).toHaveLength(1);
     expect(first.response).toBe(`250 2.0.0 queued as ${activities[0]!.id}`);
     expect(second.response).toBe(`250 2.0.0 Already queued as message ${activities[0]!.email_message_id}`);
@@ -169,7 +169,7 @@ describe("smtp-relay", () => {
     // the same Message-ID in another project is another message
     const other = await stack.makeProject();
     await stack.transport(other.testKey).sendMail({ ...mail, from: other.sender });
-    expect(await activitiesFrom(stack.db, other.sender)).toHaveLength(1);
+    expect(await activitiesFrom(stack.db, other)).toHaveLength(1);
   });
 
   it("skips suppressed recipients as /v1/send-email does", async () => {
@@ -184,7 +184,7 @@ describe("smtp-relay", () => {
       text: "x",
     });
     expect(info.response).toBe("250 2.0.0 Not sent: gone@example.com is on the suppression list (bounce)");
-    expect(await activitiesFrom(stack.db, project.sender)).toEqual([]);
+    expect(await activitiesFrom(stack.db, project)).toEqual([]);
 
     await stack.transport(project.testKey).sendMail({
       from: project.sender,
@@ -192,9 +192,7 @@ describe("smtp-relay", () => {
       subject: "x",
       text: "x",
     });
-    expect((await activitiesFrom(stack.db, project.sender)).map((a) => a.recipient)).toEqual([
-      "kept@example.com",
-    ]);
+    expect((await activitiesFrom(stack.db, project)).map((a) => a.recipient)).toEqual(["kept@example.com"]);
   });
 
   it("refuses an attachment type spec 8 does not allow with 554 and stores nothing", async () => {
@@ -212,7 +210,7 @@ describe("smtp-relay", () => {
     );
     expect(refused.code).toBe(554);
     expect(refused.response).toMatch(/type application\/x-msdownload is not allowed/);
-    expect(await activitiesFrom(stack.db, project.sender)).toEqual([]);
+    expect(await activitiesFrom(stack.db, project)).toEqual([]);
   });
 
   it("serves /healthz and /readyz on its HTTP port", async () => {

@@ -97,9 +97,7 @@ describe("smtp-relay killed with SIGKILL", () => {
     await Promise.all(clients);
     expect(await raw.nextReply()).toBeNull(); // the stalled message was never answered
     expect(acknowledged.size).toBeLessThan(messages.length); // the kill landed mid-burst
-    const committedBeforeRestart = new Set(
-      (await activitiesFrom(stack.db, project.sender)).map((a) => a.recipient),
-    );
+    const committedBeforeRestart = new Set((await activitiesFrom(stack.db, project)).map((a) => a.recipient));
     // every acknowledged message was committed before its 250
     for (const i of acknowledged) expect(committedBeforeRestart.has(`r${i}@example.com`)).toBe(true);
     expect(committedBeforeRestart.has("stalled@example.com")).toBe(false);
@@ -118,7 +116,7 @@ describe("smtp-relay killed with SIGKILL", () => {
       raw: message(project.sender, "stalled@example.com", stalledId),
     });
 
-    const activities = await activitiesFrom(stack.db, project.sender);
+    const activities = await activitiesFrom(stack.db, project);
     const recipients = activities.map((a) => a.recipient).sort();
     const expected = [...messages.map((m) => m.to), "stalled@example.com"].sort();
     expect(recipients).toEqual(expected); // each message once
