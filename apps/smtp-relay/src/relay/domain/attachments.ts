@@ -33,7 +33,7 @@ const unsafeName = (name: string): boolean =>
  * The rules of /v1/send-email's attachments (spec 8) applied to a MIME message's parts: at most 10, only the
  * allowed types (the part's type, and the filename's extension must not claim another one), 10 MB each and in
  * all. A part without a filename gets `attachment-<n>` with its type's extension. Throws the AppError the relay
- * answers with (VALIDATION: 554 5.6.1, PAYLOAD_TOO_LARGE: 552 5.3.4).
+ * answers with (VALIDATION: 554 5.6.0, PAYLOAD_TOO_LARGE: 552 5.3.4).
  */
 export function checkAttachments(parts: readonly ParsedAttachment[]): CheckedAttachment[] {
   if (parts.length > SEND_LIMITS.attachments)
