@@ -9,7 +9,10 @@
  * Prints processed/s: first injection → last webhook received (and → last reply stored), next to the raw baseline
  * measured in the same run: mailparser's parse-only rate of the same messages in this process. Every received
  * signature is checked.
- * Run: pnpm --filter @emailsvc/bench exec tsx --conditions=development inbound/run.ts [--n 5000]
+ * Then a paced phase (issue 43: the receiver answers with the thread, so its answer waits for the processing):
+ * `--rate` replies/s (50) for `--paced-seconds` (20), the MIME put in S3 first, then the signed notification POSTed
+ * through the gateway and its answer timed: p50 / p99 / max of the answer, and how many named their thread.
+ * Run: pnpm --filter @emailsvc/bench exec tsx --conditions=development inbound/run.ts [--n 5000] [--rate 50]
  */
 import { createHmac, randomBytes, randomUUID } from "node:crypto";
 import fs from "node:fs";
@@ -18,6 +21,7 @@ import type { AddressInfo } from "node:net";
 import { simpleParser } from "mailparser";
 import { Client } from "pg";
 import { Agent, request } from "undici";
+import { createS3Client, putObject, readSnsTestFixtures, signSnsMessage } from "@emailsvc/provider";
 import { cpuBetween, pidListeningOn, type ProcGroup, snapshot, withChildren } from "../lib/proc-cpu";
 import { DATABASE_URL, demo, numArg } from "../lib/stack";
 
@@ -27,6 +31,8 @@ const SENDS = Math.max(1, Math.round(N / 10));
 const IN_FLIGHT = numArg("in-flight", 32);
 const INBOUND_DOMAIN = process.env.INBOUND_DOMAIN ?? "inbound.localhost";
 const OFFSET = Number(process.env.STACK_PORT_OFFSET ?? 0);
+const RATE = numArg("rate", 50);
+const PACED_SECONDS = numArg("paced-seconds", 20);
 
 /**
  * PostgreSQL's backends serving this stack's database (their process title names it): the server is shared, and
@@ -217,13 +223,18 @@ async function main() {
     )
   ).rows;
 
+  // the throughput phase's figures, before the paced phase's replies add webhooks of their own
+  const receivedInPhase = received;
+  const lastInPhase = lastAt;
+  const paced = await pacedPhase((i) => reply(N + i, tokens[i % SENDS]!, recipients[i % SENDS]!), agent);
+
   await db.query("UPDATE projects SET inbound_webhook_url_dev = $2 WHERE id = $1", [d.project_id, saved]);
   await db.end();
   receiver.close();
   await agent.close();
 
   const rate = (count: number, ms: number) => (count / (ms / 1000)).toFixed(0);
-  const processedRate = received / ((lastAt - start) / 1000);
+  const processedRate = receivedInPhase / ((lastInPhase - start) / 1000);
   console.log(
     `bench/inbound: ${N} replies of ${avgKb.toFixed(1)} KB (one ${(PDF.length / 1024).toFixed(0)} KB PDF each) to ${SENDS} sends, ${IN_FLIGHT} injections in flight`,
   );
@@ -234,16 +245,95 @@ async function main() {
     `  stored (inbound_messages)                        ${stored}/${N}, ${rate(stored, storedAt - start)}/s`,
   );
   console.log(
-    `  processed (webhook received, signature checked)  ${received}/${N}, ${processedRate.toFixed(0)}/s  (${badSignatures} bad signatures)`,
+    `  processed (webhook received, signature checked)  ${receivedInPhase}/${N}, ${processedRate.toFixed(0)}/s  (${badSignatures} bad signatures)`,
   );
   console.log(`  raw baseline: mailparser parse-only, same messages ${parseRate.toFixed(0)}/s`);
   console.log(
     `  processed / parse-only                           ${((processedRate / parseRate) * 100).toFixed(0)}%`,
   );
   console.log(
-    `  CPU ms per reply: ${[...cpu].map(([name, ms]) => `${name} ${(ms / Math.max(1, received)).toFixed(2)}`).join(", ")}`,
+    `  CPU ms per reply: ${[...cpu].map(([name, ms]) => `${name} ${(ms / Math.max(1, receivedInPhase)).toFixed(2)}`).join(", ")}`,
   );
   if (failed.length) console.log(`  notifications not processed (last hour): ${JSON.stringify(failed)}`);
+  const q = (p: number) =>
+    paced.latencies[Math.min(paced.latencies.length - 1, Math.floor(p * paced.latencies.length))] ?? NaN;
+  console.log(
+    `  paced ${RATE}/s for ${PACED_SECONDS} s (S3 put first, then the signed POST through the gateway, timed): answer p50 ${q(0.5).toFixed(0)} ms, p99 ${q(0.99).toFixed(0)} ms, max ${(paced.latencies.at(-1) ?? NaN).toFixed(0)} ms; statuses ${JSON.stringify(paced.statuses)}, ${paced.withThread}/${paced.latencies.length} named their thread`,
+  );
+}
+
+/**
+ * `RATE` replies a second for `PACED_SECONDS`, each as SES receiving makes it: the MIME in the inbound bucket, then
+ * the SNS-signed Received notification, whose answer is timed (what SNS waits for).
+ */
+async function pacedPhase(mime: (i: number) => string, agent: Agent) {
+  const s3 = createS3Client({
+    region: "us-east-1",
+    endpoint: `http://127.0.0.1:${4569 + OFFSET}`,
+    accessKeyId: "S3RVER",
+    secretAccessKey: "S3RVER",
+  });
+  const fixtures = readSnsTestFixtures();
+  const total = RATE * PACED_SECONDS;
+  const latencies: number[] = [];
+  const statuses: Record<string, number> = {};
+  let withThread = 0;
+  const start = performance.now();
+  const one = async (i: number) => {
+    const sesMessageId = `paced${randomUUID().replace(/-/g, "")}`;
+    const objectKey = `inbound/${sesMessageId}`;
+    const raw = mime(i);
+    await putObject(s3, { bucket: "inbound-mail", key: objectKey, body: raw });
+    const recipients = [/^To: .*<([^>]+)>/m.exec(raw)![1]!];
+    const body = JSON.stringify(
+      signSnsMessage(
+        {
+          Type: "Notification",
+          MessageId: randomUUID(),
+          TopicArn: "arn:aws:sns:us-east-1:000000000000:ses-inbound",
+          Message: JSON.stringify({
+            notificationType: "Received",
+            mail: {
+              timestamp: new Date().toISOString(),
+              source: "c@example.org",
+              messageId: sesMessageId,
+              destination: recipients,
+            },
+            receipt: {
+              timestamp: new Date().toISOString(),
+              recipients,
+              action: { type: "S3", bucketName: "inbound-mail", objectKey },
+            },
+          }),
+          Timestamp: new Date().toISOString(),
+        },
+        { privateKeyPem: fixtures.privateKeyPem, certUrl: `${d.simulator_url}/_sim/cert.pem` },
+      ),
+    );
+    const t = performance.now();
+    const r = await request(`${d.base_url}/api/inbound/provider`, {
+      method: "POST",
+      headers: { "content-type": "text/plain; charset=UTF-8" },
+      body,
+      dispatcher: agent,
+    });
+    const answer = (await r.body.json()) as { status?: string; threadId?: string | null };
+    latencies.push(performance.now() - t);
+    const key = `${r.statusCode} ${answer.status ?? ""}`;
+    statuses[key] = (statuses[key] ?? 0) + 1;
+    if (answer.threadId) withThread++;
+  };
+  const pending: Promise<void>[] = [];
+  for (let i = 0; i < total; i++) {
+    const due = start + (i * 1000) / RATE;
+    const wait = due - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    pending.push(one(i));
+  }
+  await Promise.all(pending);
+  s3.destroy();
+  latencies.sort((a, b) => a - b);
+  return { latencies, statuses, withThread };
 }
 
 main().catch((err: unknown) => {

@@ -12,6 +12,7 @@ export const APP_NAMES = [
   "inbound-mail",
   "webhook-dispatcher",
   "shop-ingest",
+  "smtp-relay",
 ];
 
 export const restrict = {

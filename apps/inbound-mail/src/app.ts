@@ -20,6 +20,7 @@ export function createApp(deps: Deps, lifecycle?: Traffic): Express {
     kickOutbox: () => deps.outbox.kick(),
     process: processDepsOf(deps),
     syncBudgetMs: deps.env.INBOUND_SYNC_BUDGET_MS,
+    syncMaxInFlight: deps.env.INBOUND_SYNC_MAX_IN_FLIGHT,
   });
   const links = attachmentLinkFastPath({
     db: deps.db,

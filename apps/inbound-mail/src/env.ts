@@ -40,6 +40,11 @@ export const envSchema = serviceEnv(3007)
      * finishes it. 0: always answer `queued` and process in the consumer.
      */
     INBOUND_SYNC_BUDGET_MS: z.coerce.number().int().min(0).max(14_000).default(8_000),
+    /**
+     * Notifications processed in answers at once per replica; past it the receiver is behind (more replies a second
+     * than it processes) and answers `queued` at once, so its answers stay fast and the consumer catches up.
+     */
+    INBOUND_SYNC_MAX_IN_FLIGHT: z.coerce.number().int().positive().default(8),
     /** Notifications processed at once per replica. */
     INBOUND_PREFETCH: z.coerce.number().int().positive().default(16),
   });

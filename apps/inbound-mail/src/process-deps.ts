@@ -35,7 +35,7 @@ function makeProcessDeps(deps: Deps): ProcessDeps {
       ),
       deferred: deps.metrics.counter(
         "inbound_sync_deferred_total",
-        "Inbound notifications answered `queued` (left to the consumer), by reason: budget, error, no_object, disabled",
+        "Inbound notifications answered `queued` (left to the consumer), by reason: budget, busy, error, no_object, disabled",
         ["reason"],
       ),
     },

@@ -20,6 +20,12 @@ export interface InboundProviderDeps {
    * 0: never wait, answer `queued` and let the consumer process it.
    */
   syncBudgetMs: number;
+  /**
+   * At most this many notifications processed in answers at once (INBOUND_SYNC_MAX_IN_FLIGHT): past it the
+   * receiver is behind, and waiting would only make every answer slower; it answers `queued` at once instead
+   * (reason `busy`) and the consumer takes the notification.
+   */
+  syncMaxInFlight?: number;
 }
 
 /**
@@ -42,12 +48,14 @@ const HOLD_FACTOR = 2;
  *   200 { …, status: "duplicate" }                                                 the same reply was stored before
  *   200 { …, status: "refused" }                                                   over the size limit: bounced
  *   400 { success: false, error: "Invalid inbound message: unparseable message: …" } (or another bucket, no object)
- *   200 { …, threadId: null, projectId: null, status: "queued" }   not finished within the budget, or S3 or the
- *        database failed for now: the consumer finishes it (the only case where a stored reply's ids are null)
+ *   200 { …, threadId: null, projectId: null, status: "queued" }   not finished within the budget, S3 or the
+ *        database failed for now, or INBOUND_SYNC_MAX_IN_FLIGHT answers already wait on their processing: the
+ *        consumer finishes it (the only case where a stored reply's ids are null)
  * A notification already stored (SNS redelivered it) answers what became of it, in the same words.
  * 400: not JSON, not a Received notification, no S3 object or inline content; 403 signature; 500 not stored.
  */
 export function inboundProviderHandler(deps: InboundProviderDeps): (raw: string) => Promise<SnsAnswer> {
+  let inFlight = 0;
   return createSnsReceiver({
     verify: deps.verify,
     logger: deps.logger,
@@ -68,7 +76,8 @@ export function inboundProviderHandler(deps: InboundProviderDeps): (raw: string)
         throw new SnsPayloadError(
           "Invalid inbound notification: TopicArn contains a NUL character or an unpaired surrogate",
         );
-      const budget = deps.syncBudgetMs;
+      const busy = inFlight >= (deps.syncMaxInFlight ?? Infinity);
+      const budget = busy ? 0 : deps.syncBudgetMs;
       const stored = await storeNotification(
         deps.db,
         msg.MessageId,
@@ -80,10 +89,11 @@ export function inboundProviderHandler(deps: InboundProviderDeps): (raw: string)
       if (stored.inserted) {
         if (budget <= 0) {
           deps.kickOutbox();
-          deps.process.counters?.deferred?.inc({ reason: "disabled" });
+          deps.process.counters?.deferred?.inc({ reason: busy ? "busy" : "disabled" });
           return queued;
         }
-        const r = await processWithin(deps, stored.id, stored.outboxId, budget);
+        inFlight++;
+        const r = await processWithin(deps, stored.id, stored.outboxId, budget).finally(() => inFlight--);
         if (typeof r === "string") {
           deps.process.counters?.deferred?.inc({ reason: r });
           deps.logger.warn(
