@@ -5,6 +5,7 @@ import { authFailureGuard, finishApp, internalAuth, jsonBody, requireJson } from
 import { baseApp, type Traffic } from "@emailsvc/runtime";
 import { accountsRouter } from "./accounts/accounts.routes";
 import { adminAccess } from "./accounts/admin-access";
+import { activityRouter } from "./activity/activity.routes";
 import { auditRouter } from "./audit/audit.routes";
 import { recordAudit } from "./audit/record-audit";
 import { adminRouter } from "./admin/admin.routes";
@@ -153,6 +154,7 @@ export function createInternalApp(deps: Deps, lifecycle?: Traffic): Express {
       },
     }),
     auditRouter({ db: deps.db }),
+    activityRouter({ db: deps.db }),
     adminRouter({
       db: deps.db,
       encryptionKey: deps.env.API_KEY_ENCRYPTION_KEY,

@@ -12,6 +12,7 @@ import { shopPaths } from "./admin-shops.openapi";
 import { inboundPaths } from "./admin-inbound.routes";
 import { importPaths } from "../imports/imports.openapi";
 import { accountPaths } from "../accounts/accounts.openapi";
+import { activityPaths } from "../activity/activity.routes";
 
 const json = (schema: z.ZodType) => ({
   content: {
@@ -182,6 +183,7 @@ export function adminOpenApi() {
       ...inboundPaths(ok),
       ...importPaths(json, ok),
       ...accountPaths(json, ok),
+      ...activityPaths(ok),
       "/admin/webhook-deliveries": {
         get: {
           summary: "A project's latest 200 client webhook deliveries, optionally of one status",
