@@ -11,7 +11,7 @@ runService({
   createApp,
   startWork: async (deps, env) => {
     const loop = startSchedulerLoop({
-      pool: deps.db.pool,
+      db: deps.db,
       logger: deps.logger,
       claimedBy: `${env.HOSTNAME}:${process.pid}`,
       intervalMs: env.SCHEDULER_INTERVAL_MS,

@@ -76,9 +76,9 @@ describe("scheduler dispatch (real PostgreSQL)", () => {
   it("hands only due sends to the send path, once", async () => {
     await scheduleSends(3, -1000);
     await scheduleSends(2, 60_000); // not due yet
-    const r = await dispatchDueSends({ pool: db.pool, claimedBy: "t" });
+    const r = await dispatchDueSends({ db, claimedBy: "t" });
     expect(r).toEqual({ scheduledSends: 3, activities: 3, suppressed: 0, unverifiedSender: 0 });
-    expect((await dispatchDueSends({ pool: db.pool, claimedBy: "t" })).scheduledSends).toBe(0);
+    expect((await dispatchDueSends({ db, claimedBy: "t" })).scheduledSends).toBe(0);
     expect(await outboxActivityIds()).toHaveLength(3);
     const statuses = await db.pool.query(
       "SELECT status, count(*)::int AS n FROM scheduled_sends GROUP BY status ORDER BY status",
@@ -92,7 +92,7 @@ describe("scheduler dispatch (real PostgreSQL)", () => {
   it("three replicas against 300 due sends hand each one over exactly once", async () => {
     await scheduleSends(300, -1000);
     const loops = ["a", "b", "c"].map((name) =>
-      startSchedulerLoop({ pool: db.pool, logger, claimedBy: name, intervalMs: 60_000 }),
+      startSchedulerLoop({ db, logger, claimedBy: name, intervalMs: 60_000 }),
     );
     await Promise.all(loops.map((l) => l.tick()));
     await Promise.all(loops.map((l) => l.stop()));
@@ -120,7 +120,7 @@ describe("scheduler dispatch (real PostgreSQL)", () => {
       "INSERT INTO suppressions (id, project_id, email, reason) VALUES ($1, $2, 'r0-1@example.com', 'bounce')",
       [randomUUID(), projectId],
     );
-    const r = await dispatchDueSends({ pool: db.pool, claimedBy: "t" });
+    const r = await dispatchDueSends({ db, claimedBy: "t" });
     expect(r).toEqual({ scheduledSends: 1, activities: 2, suppressed: 1, unverifiedSender: 0 });
     const acts = await db.pool.query(
       "SELECT recipient, status, failure_reason FROM activities WHERE scheduled_send_id = $1 ORDER BY recipient",
@@ -148,13 +148,13 @@ describe("scheduler dispatch (real PostgreSQL)", () => {
         "INSERT INTO suppressions (id, project_id, email, reason) VALUES ($1, $2, $3, 'unsubscribed')",
         [randomUUID(), projectId, email],
       );
-    expect(await dispatchDueSends({ pool: db.pool, claimedBy: "t" })).toEqual({
+    expect(await dispatchDueSends({ db, claimedBy: "t" })).toEqual({
       scheduledSends: 1,
       activities: 0,
       suppressed: 2,
       unverifiedSender: 0,
     });
-    expect(await settleHandedOffSends(db.pool)).toBe(1);
+    expect(await settleHandedOffSends(db)).toBe(1);
     const s = await db.pool.query("SELECT status, sent_at, cancelled_at FROM scheduled_sends WHERE id = $1", [
       sendId,
     ]);
@@ -175,7 +175,7 @@ describe("scheduler dispatch (real PostgreSQL)", () => {
       "UPDATE email_messages SET from_email = 'news@deleted.example' WHERE id = (SELECT email_message_id FROM activities WHERE scheduled_send_id = $1)",
       [gone],
     );
-    const r = await dispatchDueSends({ pool: db.pool, claimedBy: "t" });
+    const r = await dispatchDueSends({ db, claimedBy: "t" });
     expect(r).toEqual({ scheduledSends: 2, activities: 1, suppressed: 0, unverifiedSender: 1 });
     const act = await db.pool.query(
       "SELECT status, failure_reason FROM activities WHERE scheduled_send_id = $1",
@@ -184,7 +184,7 @@ describe("scheduler dispatch (real PostgreSQL)", () => {
     expect(act.rows).toEqual([
       { status: "cancelled", failure_reason: "sender no longer verified: news@deleted.example" },
     ]);
-    await settleHandedOffSends(db.pool);
+    await settleHandedOffSends(db);
     expect(
       (await db.pool.query("SELECT status FROM scheduled_sends WHERE id = $1", [gone])).rows[0].status,
     ).toBe("cancelled");
@@ -203,12 +203,12 @@ describe("scheduler dispatch (real PostgreSQL)", () => {
       "INSERT INTO suppressions (id, project_id, email, reason) VALUES ($1, $2, 'r0-0@example.com', 'bounce')",
       [randomUUID(), projectId],
     );
-    await dispatchDueSends({ pool: db.pool, claimedBy: "t" });
+    await dispatchDueSends({ db, claimedBy: "t" });
     await db.pool.query(
       "UPDATE activities SET status = 'failed' WHERE scheduled_send_id = $1 AND status = 'queued'",
       [sendId],
     );
-    await settleHandedOffSends(db.pool);
+    await settleHandedOffSends(db);
     const s = await db.pool.query("SELECT status, sent_at FROM scheduled_sends WHERE id = $1", [sendId]);
     expect(s.rows[0]).toEqual({ status: "failed", sent_at: null });
   });
@@ -227,7 +227,7 @@ describe("scheduler dispatch (real PostgreSQL)", () => {
         "INSERT INTO suppressions (id, project_id, email, reason) VALUES ($1, $2, $3, 'bounce')",
         [randomUUID(), projectId, email],
       );
-    expect((await dispatchDueSends({ pool: db.pool, claimedBy: "t" })).activities).toBe(1);
+    expect((await dispatchDueSends({ db, claimedBy: "t" })).activities).toBe(1);
     const m = await db.pool.query(
       "SELECT cc, bcc FROM email_messages WHERE id = (SELECT email_message_id FROM activities WHERE scheduled_send_id = $1)",
       [sendId],
@@ -239,13 +239,13 @@ describe("scheduler dispatch (real PostgreSQL)", () => {
     const [id] = await scheduleSends(1, -1000);
     await db.pool.query("UPDATE scheduled_sends SET status = 'cancelled' WHERE id = $1", [id]);
     await db.pool.query("UPDATE activities SET status = 'cancelled' WHERE scheduled_send_id = $1", [id]);
-    expect((await dispatchDueSends({ pool: db.pool, claimedBy: "t" })).scheduledSends).toBe(0);
+    expect((await dispatchDueSends({ db, claimedBy: "t" })).scheduledSends).toBe(0);
     expect(await outboxActivityIds()).toHaveLength(0);
   });
 
   it("wakes up for a send due before the next interval", async () => {
     await scheduleSends(1, 1200);
-    const loop = startSchedulerLoop({ pool: db.pool, logger, claimedBy: "w", intervalMs: 60_000 });
+    const loop = startSchedulerLoop({ db, logger, claimedBy: "w", intervalMs: 60_000 });
     await new Promise((r) => setTimeout(r, 2500));
     await loop.stop();
     expect(await outboxActivityIds()).toHaveLength(1);
@@ -253,10 +253,10 @@ describe("scheduler dispatch (real PostgreSQL)", () => {
 
   it("settles handed-off sends once their activities left the queue", async () => {
     const [id] = await scheduleSends(1, -1000, 2);
-    await dispatchDueSends({ pool: db.pool, claimedBy: "t" });
-    expect(await settleHandedOffSends(db.pool)).toBe(0);
+    await dispatchDueSends({ db, claimedBy: "t" });
+    expect(await settleHandedOffSends(db)).toBe(0);
     await db.pool.query("UPDATE activities SET status = 'sent' WHERE scheduled_send_id = $1", [id]);
-    expect(await settleHandedOffSends(db.pool)).toBe(1);
+    expect(await settleHandedOffSends(db)).toBe(1);
     const row = await db.pool.query("SELECT status, sent_at FROM scheduled_sends WHERE id = $1", [id]);
     expect(row.rows[0].status).toBe("sent");
     expect(row.rows[0].sent_at).not.toBeNull();

@@ -1,5 +1,6 @@
 import { senderAddressForms, senderDomain, type ProjectId } from "@emailsvc/contracts";
-import type { Pool, PoolClient } from "pg";
+import type { PoolClient } from "pg";
+import { connOf, type DbOrClient } from "./create-db";
 import { QUOTA_REFUND_CTES } from "./quota";
 import { senderVerifiedSql } from "./sender-verified-sql";
 
@@ -159,8 +160,8 @@ export async function markScheduledSending(
  * `cancelled` when every one was cancelled at hand-over (suppressed, sender no longer verified), `failed` when
  * none went out and some failed. Cheap and idempotent; any replica may run it.
  */
-export async function settleHandedOffSends(pool: Pool): Promise<number> {
-  const res = await pool.query(
+export async function settleHandedOffSends(on: DbOrClient): Promise<number> {
+  const res = await connOf(on).query(
     `UPDATE scheduled_sends s
         SET status = CASE WHEN agg.cancelled = agg.total THEN 'cancelled'
                           WHEN agg.failed + agg.cancelled = agg.total THEN 'failed' ELSE 'sent' END,
@@ -181,8 +182,8 @@ export async function settleHandedOffSends(pool: Pool): Promise<number> {
 }
 
 /** When the next scheduled send is due (to wake up early instead of waiting a whole interval). */
-export async function nextDueAt(pool: Pool): Promise<Date | null> {
-  const res = await pool.query<{ next: Date | null }>(
+export async function nextDueAt(on: DbOrClient): Promise<Date | null> {
+  const res = await connOf(on).query<{ next: Date | null }>(
     `SELECT min(scheduled_for) AS next FROM scheduled_sends WHERE status = 'scheduled'`,
   );
   return res.rows[0]?.next ?? null;
@@ -202,11 +203,11 @@ export interface ScheduledSendRow {
 
 /** The project's scheduled send with that id, or null (another project's id is not found either). */
 export async function findScheduledSend(
-  q: Pick<Pool | PoolClient, "query">,
+  on: DbOrClient,
   projectId: ProjectId,
   id: string,
 ): Promise<ScheduledSendRow | null> {
-  const r = await q.query<ScheduledSendRow>(
+  const r = await connOf(on).query<ScheduledSendRow>(
     `SELECT id, status, scheduled_for, timezone, local_time, cancelled_at, sent_at, created_at
        FROM scheduled_sends WHERE id = $1 AND project_id = $2`,
     [id, projectId],
@@ -216,11 +217,11 @@ export async function findScheduledSend(
 
 /** How many of a scheduled send's recipients are in each activity status ({ queued: 3, sent: 7 }). */
 export async function countScheduledRecipients(
-  q: Pick<Pool | PoolClient, "query">,
+  on: DbOrClient,
   projectId: ProjectId,
   scheduledSendId: string,
 ): Promise<Record<string, number>> {
-  const r = await q.query<{ status: string; n: number }>(
+  const r = await connOf(on).query<{ status: string; n: number }>(
     `SELECT status, count(*)::int AS n FROM activities
       WHERE scheduled_send_id = $1 AND project_id = $2 GROUP BY status`,
     [scheduledSendId, projectId],

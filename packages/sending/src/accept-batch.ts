@@ -1,4 +1,4 @@
-import { OUTBOX_INSERT, type Pool } from "@emailsvc/db";
+import { connOf, type DbOrClient, OUTBOX_INSERT } from "@emailsvc/db";
 import { MONTHLY_QUOTA, usagePeriod } from "./quota";
 import { laneRoute, type SendLane, type SendRequestOptions, sendRequests } from "./send-requests";
 import { newReplyToken, type ProjectId } from "@emailsvc/contracts";
@@ -117,14 +117,12 @@ const TAKEN_TOKENS_SQL = "SELECT token FROM reply_tokens WHERE token = ANY(strin
 const MAX_ATTEMPTS = 5;
 
 /**
- * `db.pool` may be a pool or one client inside a transaction (a campaign's cycle moves its ledger rows in the same
+ * `on` may be the Db or one client inside a transaction (a campaign's cycle moves its ledger rows in the same
  * transaction). Inside a transaction a failed statement aborts it, so a reply-token collision can only be retried
  * on a pool; sends without reply tokens (campaigns) never collide.
  */
-export async function insertBatch(
-  db: { pool: Pick<Pool, "query"> },
-  b: NewBatch,
-): Promise<InsertBatchResult> {
+export async function insertBatch(on: DbOrClient, b: NewBatch): Promise<InsertBatchResult> {
+  const q = connOf(on);
   const n = b.activityIds.length;
   const withTokens = b.replyTokens !== false;
   // Drawn and encoded a slice per event-loop turn: done at once for 12,500 recipients, the tokens, the data's
@@ -184,14 +182,14 @@ export async function insertBatch(
   for (let attempt = 1; ; attempt++) {
     params[29] = tokens.join(",");
     try {
-      await db.pool.query(INSERT_BATCH_SQL, params);
+      await q.query(INSERT_BATCH_SQL, params);
       return "inserted";
     } catch (err) {
       const e = err as { code?: string; message?: string; constraint?: string };
       if (e?.code === "P0001" && e.message === ABORT_IDEMPOTENCY) return "idempotency_conflict";
       if (e?.code === "P0001" && e.message === ABORT_QUOTA) return "quota_exceeded";
       if (e?.code !== "23505" || e.constraint !== "reply_tokens_pkey" || attempt >= MAX_ATTEMPTS) throw err;
-      const taken = await db.pool.query<{ token: string }>(TAKEN_TOKENS_SQL, [params[29]]);
+      const taken = await q.query<{ token: string }>(TAKEN_TOKENS_SQL, [params[29]]);
       redrawTaken(tokens, new Set(taken.rows.map((r) => r.token)));
     }
   }

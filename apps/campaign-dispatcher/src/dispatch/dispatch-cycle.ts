@@ -19,6 +19,7 @@ import {
   recountDispatched,
   stopCampaign,
   timeOrderedUuid,
+  withTransaction,
 } from "@emailsvc/db";
 import type { Logger } from "@emailsvc/observability";
 import { checkSenderVerified, insertBatch, loadTemplate, type TemplateCache } from "@emailsvc/sending";
@@ -83,31 +84,23 @@ export async function dispatchCycle(
   skip: readonly string[],
   inFlight: number,
 ): Promise<CycleResult | null> {
-  const client = await deps.db.pool.connect();
-  let handedOver = 0;
+  // Set once a campaign is locked: from then on a failure (its commit's too) is this campaign's, and the tick
+  // goes on with the others; before it (no connection, the lock itself) the whole tick fails.
+  let lockedId: string | undefined;
+  let result: CycleResult | null;
   try {
-    await client.query("BEGIN");
-    const campaign = await lockNextCampaign(client, skip);
-    if (!campaign) {
-      await client.query("COMMIT");
-      return null;
-    }
-    let result: CycleResult;
-    try {
-      result = await cycle(deps, client, campaign, budget, inFlight);
-      await client.query("COMMIT");
-    } catch (err) {
-      throw err instanceof QuotaRaced ? err : new CycleFailed(campaign.id, err);
-    }
-    handedOver = result.queued;
-    return result;
+    result = await withTransaction(deps.db, async (client) => {
+      const campaign = await lockNextCampaign(client, skip);
+      if (!campaign) return null;
+      lockedId = campaign.id;
+      return cycle(deps, client, campaign, budget, inFlight);
+    });
   } catch (err) {
-    await client.query("ROLLBACK").catch(() => undefined);
-    throw err;
-  } finally {
-    client.release();
-    if (handedOver) deps.providerQuota.handedOver(handedOver);
+    throw lockedId === undefined || err instanceof QuotaRaced ? err : new CycleFailed(lockedId, err);
   }
+  // Committed and the connection released: only now are the sends the provider's to count.
+  if (result?.queued) deps.providerQuota.handedOver(result.queued);
+  return result;
 }
 
 async function cycle(
@@ -233,38 +226,35 @@ async function cycle(
     const fromTemplate = campaign.template_id !== null;
     const names = contentVariables(content, fromTemplate);
     const ids = sendTo.map((r) => r.id);
-    const inserted = await insertBatch(
-      { pool: c },
-      {
-        projectId: campaign.project_id,
-        batchId: null,
-        emailMessageId: timeOrderedUuid(),
-        source: "campaign",
-        campaignId: campaign.id,
-        // spec 4.11: dashboard sends reply to the human sender, not a reply token
-        headers: { "Reply-To": humanReplyTo(campaign.from_name, campaign.reply_to ?? campaign.from_email) },
-        replyTokens: false,
-        isTest: false,
-        emailType: campaign.email_type,
-        fromEmail: campaign.from_email,
-        fromName: campaign.from_name,
-        subject: content.subject,
-        html: content.html,
-        text: content.text,
-        templateId: campaign.template_id,
-        total: ids.length,
-        schedule: null,
-        // the ledger row's id is its activity's id: one recipient can never get two activities
-        activityIds: ids,
-        emails: sendTo.map((r) => r.email),
-        data: sendTo.map((r) => leadVariables(r, names)),
-        lane: "bulk",
-        requests: { idsPerMessage: config.idsPerMessage, causationId: campaign.id },
-        counted: true,
-        at: new Date(now),
-        idempotency: null,
-      },
-    );
+    const inserted = await insertBatch(c, {
+      projectId: campaign.project_id,
+      batchId: null,
+      emailMessageId: timeOrderedUuid(),
+      source: "campaign",
+      campaignId: campaign.id,
+      // spec 4.11: dashboard sends reply to the human sender, not a reply token
+      headers: { "Reply-To": humanReplyTo(campaign.from_name, campaign.reply_to ?? campaign.from_email) },
+      replyTokens: false,
+      isTest: false,
+      emailType: campaign.email_type,
+      fromEmail: campaign.from_email,
+      fromName: campaign.from_name,
+      subject: content.subject,
+      html: content.html,
+      text: content.text,
+      templateId: campaign.template_id,
+      total: ids.length,
+      schedule: null,
+      // the ledger row's id is its activity's id: one recipient can never get two activities
+      activityIds: ids,
+      emails: sendTo.map((r) => r.email),
+      data: sendTo.map((r) => leadVariables(r, names)),
+      lane: "bulk",
+      requests: { idsPerMessage: config.idsPerMessage, causationId: campaign.id },
+      counted: true,
+      at: new Date(now),
+      idempotency: null,
+    });
     // The quota was read under this campaign's lock, but another campaign of the project may have used it since:
     // the accept statement's own gate refused, and the transaction is aborted. The caller's next tick finds the
     // quota used up and rate-limits the campaign.

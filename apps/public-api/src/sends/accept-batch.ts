@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { isEmailAddress, isUuid } from "@emailsvc/contracts";
 import { AppError, ErrorCode, type AuthContext, type IdempotencyContext } from "@emailsvc/http";
-import { timeOrderedUuid } from "@emailsvc/db";
+import { projectDefaultTimezone, timeOrderedUuid } from "@emailsvc/db";
 import {
   checkSenderAndSuppressions,
   existingIdempotentResponse,
@@ -125,16 +125,11 @@ export async function acceptBatch(
 
   let schedule: ReturnType<typeof parseSchedule> | null = null;
   if (body.scheduledAt !== null) {
-    const tz = (
-      await deps.db.pool.query<{ default_timezone: string | null }>(
-        "SELECT default_timezone FROM projects WHERE id = $1",
-        [projectId],
-      )
-    ).rows[0];
+    const defaultTimezone = await projectDefaultTimezone(deps.db, projectId);
     try {
       schedule = parseSchedule({
         scheduledAt: body.scheduledAt,
-        defaultTimezone: tz?.default_timezone ?? null,
+        defaultTimezone,
         now: new Date(),
       });
     } catch (err) {

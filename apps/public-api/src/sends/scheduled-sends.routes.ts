@@ -30,7 +30,7 @@ export function scheduledSendsRouter(deps: { db: Db; lookupApiKey: ApiKeyLookup 
   const auth = apiKeyAuth(deps.lookupApiKey);
 
   async function find(projectId: ProjectId, id: string): Promise<ScheduledSendRow> {
-    const row = isUuid(id) ? await findScheduledSend(deps.db.pool, projectId, id) : null;
+    const row = isUuid(id) ? await findScheduledSend(deps.db, projectId, id) : null;
     if (!row) throw new AppError(ErrorCode.NOT_FOUND, "Scheduled send not found");
     return row;
   }
@@ -38,7 +38,7 @@ export function scheduledSendsRouter(deps: { db: Db; lookupApiKey: ApiKeyLookup 
   r.get("/v1/scheduled-sends/:id", auth, async (req, res) => {
     const { projectId } = getAuth(res);
     const row = await find(projectId, req.params.id as string);
-    const recipients = await countScheduledRecipients(deps.db.pool, projectId, row.id);
+    const recipients = await countScheduledRecipients(deps.db, projectId, row.id);
     res.json({
       success: true,
       scheduled_send_id: row.id,
@@ -55,7 +55,7 @@ export function scheduledSendsRouter(deps: { db: Db; lookupApiKey: ApiKeyLookup 
   r.delete("/v1/scheduled-sends/:id", auth, async (req, res) => {
     const { projectId } = getAuth(res);
     const row = await find(projectId, req.params.id as string);
-    const cancelled = await cancelScheduledSend(deps.db.pool, projectId, row.id, row.created_at);
+    const cancelled = await cancelScheduledSend(deps.db, projectId, row.id, row.created_at);
     if (cancelled === null) {
       const now = await find(projectId, row.id);
       throw new AppError(

@@ -80,7 +80,7 @@ export async function sendNow(
 
   // Refused for sure (not a timeout or a provider error whose outcome is unknown), or never handed over:
   const refusedIds = activities.filter((_a, i) => isFailure(outcomes[i]!, "refused")).map((a) => a.id);
-  await cancelUnsentSends(deps.db.pool, projectId, {
+  await cancelUnsentSends(deps.db, projectId, {
     activityIds: activities.map((a) => a.id),
     refusedIds,
     reason: "not sent: the synchronous send failed or timed out",

@@ -5,8 +5,8 @@ import {
   claimDueScheduledSends,
   insertOutboxRows,
   markScheduledSending,
+  type Db,
   type NewOutboxRow,
-  type Pool,
   queueScheduledActivities,
   withTransaction,
 } from "@emailsvc/db";
@@ -15,7 +15,7 @@ import { sendRequests } from "@emailsvc/sending";
 export { nextDueAt, settleHandedOffSends } from "@emailsvc/db";
 
 export interface DispatchOptions {
-  pool: Pool;
+  db: Db;
   /** Replica id written to claimed rows (logs, debugging). */
   claimedBy: string;
   /** Scheduled sends claimed per transaction. */
@@ -41,7 +41,7 @@ export interface DispatchResult {
  * sends `sending`. A crash anywhere rolls all of it back and the next tick (of any replica) redoes it.
  */
 export async function dispatchDueSends(opts: DispatchOptions): Promise<DispatchResult> {
-  return withTransaction(opts.pool, async (client) => {
+  return withTransaction(opts.db, async (client) => {
     const claimed = await claimDueScheduledSends(client, opts.limit ?? 100);
     if (!claimed.length) return { scheduledSends: 0, activities: 0 };
     const ids = claimed.map((r) => r.id);

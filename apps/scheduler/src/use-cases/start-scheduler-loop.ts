@@ -1,9 +1,9 @@
-import type { Pool } from "@emailsvc/db";
+import type { Db } from "@emailsvc/db";
 import type { Logger } from "@emailsvc/observability";
 import { dispatchDueSends, nextDueAt, settleHandedOffSends } from "./dispatch-due-sends";
 
 export interface SchedulerLoopOptions {
-  pool: Pool;
+  db: Db;
   logger: Logger;
   claimedBy: string;
   /** Poll period (spec: 30 s). The loop also wakes at the next due time when that comes sooner. */
@@ -26,21 +26,21 @@ export function startSchedulerLoop(opts: SchedulerLoopOptions): SchedulerLoop {
   async function tickOnce(): Promise<void> {
     // Drain everything due before sleeping (a backlog larger than one claim is taken in several transactions).
     for (;;) {
-      const r = await dispatchDueSends({ pool: opts.pool, claimedBy: opts.claimedBy });
+      const r = await dispatchDueSends({ db: opts.db, claimedBy: opts.claimedBy });
       if (r.scheduledSends > 0) {
         opts.logger.info(r, "handed due scheduled sends to the send path");
         opts.onDispatched?.();
       }
       if (r.scheduledSends < 100 || stopped) break;
     }
-    await settleHandedOffSends(opts.pool);
+    await settleHandedOffSends(opts.db);
   }
 
   async function schedule(): Promise<void> {
     if (stopped) return;
     let delay = opts.intervalMs;
     try {
-      const next = await nextDueAt(opts.pool);
+      const next = await nextDueAt(opts.db);
       if (next) delay = Math.max(500, Math.min(delay, next.getTime() - Date.now() + 50));
     } catch (err) {
       opts.logger.warn({ err }, "could not read the next due time");
