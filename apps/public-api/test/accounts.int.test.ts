@@ -122,6 +122,29 @@ describe("signing in", () => {
   });
 });
 
+describe("an operator's password reset", () => {
+  it("sets the new password and ends every session of the user; only for platform owners", async () => {
+    const email = `reset-${run}@example.org`;
+    await createUser(email);
+    const b = await signIn(email);
+    const reset = await admin()
+      .put("/admin/users/password")
+      .set(ADMIN)
+      .send({ email, password: "another long password" });
+    expect(reset.status).toBe(200);
+    expect(reset.body.sessions_ended).toBe(1);
+    expect((await admin().get("/admin/auth/me").set(as(b))).status).toBe(401);
+    expect((await admin().post("/admin/auth/sign-in").send({ email, password: PASSWORD })).status).toBe(401);
+    const again = await signIn(email, "another long password");
+    // a user who is not a platform owner may not reset anyone's
+    const denied = await admin()
+      .put("/admin/users/password")
+      .set(as(again))
+      .send({ email, password: "a third long password" });
+    expect(denied.status).toBe(403);
+  });
+});
+
 describe("changes from a signed-in browser", () => {
   it("need the CSRF token and the dashboard's Origin", async () => {
     const email = `csrf-${run}@example.org`;

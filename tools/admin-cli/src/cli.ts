@@ -88,6 +88,33 @@ keys
     print(await call(target(), "POST", route`/projects/${id}/keys/${mode}/regenerate`)),
   );
 
+const users = program
+  .command("users")
+  .description("dashboard accounts: create users, and give them a role in a project");
+users
+  .command("create")
+  .description("create a user who signs in to the dashboard (--platform-owner: owner of every project, the first one)")
+  .requiredOption("--email <email>")
+  .requiredOption("--password <password>", "at least 12 characters")
+  .option("--name <name>")
+  .option("--platform-owner", "owner of every project")
+  .action(async (o: { email: string; password: string; name?: string; platformOwner?: boolean }) =>
+    print(
+      await call(target(), "POST", "/users", {
+        email: o.email,
+        password: o.password,
+        ...(o.name ? { name: o.name } : {}),
+        platform_owner: Boolean(o.platformOwner),
+      }),
+    ),
+  );
+users
+  .command("add <projectId> <email> <role>")
+  .description("give an existing user a role in a project: owner, admin, member or viewer")
+  .action(async (id: string, email: string, role: string) =>
+    print(await call(target(), "PUT", route`/projects/${id}/members`, { email, role })),
+  );
+
 const templates = program.command("templates").description("create, update and list templates");
 templates
   .command("list <projectId>")

@@ -1,6 +1,6 @@
 import type { z } from "zod";
 import { listAuditQuery } from "../audit/audit.routes";
-import { createUserSchema, putMemberSchema, signInSchema } from "./accounts.routes";
+import { createUserSchema, putMemberSchema, setPasswordSchema, signInSchema } from "./accounts.routes";
 
 type Json = (schema: z.ZodType) => unknown;
 type Ok = (description: string) => { description: string };
@@ -53,6 +53,17 @@ export function accountPaths(json: Json, ok: Ok) {
           400: ok("invalid email or password"),
           403: ok("not a platform owner"),
           409: ok("email taken"),
+        },
+      },
+    },
+    "/admin/users/password": {
+      put: {
+        summary: "Set a user's password (platform owners and the admin token); every session of theirs ends",
+        requestBody: json(setPasswordSchema),
+        responses: {
+          200: ok("user, sessions_ended"),
+          403: ok("not a platform owner"),
+          404: ok("no such user"),
         },
       },
     },

@@ -17,6 +17,7 @@ import {
   putMember,
   removeMember,
   type Role,
+  setPassword,
   ROLES,
   roleIn,
 } from "./accounts.repo";
@@ -33,6 +34,10 @@ export const createUserSchema = z.object({
   password: z.string({ error: "password is required" }),
   name: z.string().trim().max(200).nullish(),
   platform_owner: z.boolean().optional(),
+});
+export const setPasswordSchema = z.object({
+  email: z.email({ error: "email must be an email address" }),
+  password: z.string({ error: "password is required" }),
 });
 export const putMemberSchema = z.object({
   email: z.email({ error: "email must be an email address" }),
@@ -178,6 +183,20 @@ export function accountsRouter(deps: AccountsDeps): Router {
       success: true,
       user: { id: user.id, email: user.email, name: user.name, platform_owner: user.platformOwner },
     });
+  });
+
+  // An operator's reset of a user's password (platform owners and the admin token): every session of theirs ends.
+  r.put("/users/password", async (req, res) => {
+    if (!isPlatform(actorOf(res)))
+      throw new AppError(ErrorCode.FORBIDDEN, "Forbidden: only a platform owner may do this");
+    const body = parseInput(setPasswordSchema, req.body);
+    const problem = passwordProblem(body.password);
+    if (problem) throw new AppError(ErrorCode.VALIDATION, problem);
+    const user = await findUserByEmail(deps.db, body.email);
+    if (!user) throw new AppError(ErrorCode.NOT_FOUND, `No user with the email ${body.email.toLowerCase()}`);
+    await setPassword(deps.db, user.id, await hashPassword(body.password));
+    const ended = await deleteSessionsOf(deps.db, user.id);
+    res.json({ success: true, user: { id: user.id, email: user.email }, sessions_ended: ended });
   });
 
   r.get("/projects/:projectId/members", async (req, res) => {
