@@ -7,9 +7,9 @@ import {
   updateProjectSchema,
   updateTemplateSchema,
 } from "./admin.schemas";
-import { campaignPaths } from "./admin-campaigns.openapi";
-import { shopPaths } from "./admin-shops.openapi";
-import { inboundPaths } from "./admin-inbound.routes";
+import { campaignPaths } from "../campaigns/admin-campaigns.openapi";
+import { shopPaths } from "../shops/admin-shops.openapi";
+import { inboundPaths } from "../threads/admin-inbound.routes";
 import { importPaths } from "../imports/imports.openapi";
 import { accountPaths } from "../accounts/accounts.openapi";
 import { activityPaths } from "../activity/activity.routes";

@@ -20,10 +20,10 @@ import {
   updateTemplateSchema,
 } from "./admin.schemas";
 import { adminOpenApi } from "./admin.openapi";
-import { adminCampaignsRouter } from "./admin-campaigns.routes";
-import { adminShopsRouter } from "./admin-shops.routes";
-import { adminLeadsRouter } from "./admin-leads.routes";
-import { adminInboundRouter } from "./admin-inbound.routes";
+import { adminCampaignsRouter } from "../campaigns/admin-campaigns.routes";
+import { adminShopsRouter } from "../shops/admin-shops.routes";
+import { adminLeadsRouter } from "../leads/admin-leads.routes";
+import { adminInboundRouter } from "../threads/admin-inbound.routes";
 import { redeliverWebhook } from "./redeliver-webhook";
 import type { CampaignDeps } from "../campaigns/campaign-deps";
 

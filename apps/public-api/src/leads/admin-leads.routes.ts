@@ -3,11 +3,11 @@ import { createSegmentSchema, listEventsQuery, listLeadsQuery } from "@emailsvc/
 import { countSegmentMembers, type Db, deleteSegment } from "@emailsvc/db";
 import { parseInput } from "@emailsvc/http";
 import { listEvents } from "../events/list-events";
-import { listLeads } from "../leads/list-leads";
+import { listLeads } from "./list-leads";
 import { createSegment } from "../segments/create-segment";
 import { listSegments } from "../segments/list-segments";
 import { findSegment, segmentView } from "../segments/segment-row";
-import { projectOf } from "./project-of";
+import { projectOf } from "../admin/project-of";
 
 /**
  * Admin: a project's segments (created here, since the spec's dashboard creates them), and read-only listings of

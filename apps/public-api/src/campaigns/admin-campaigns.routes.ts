@@ -17,16 +17,16 @@ import {
 } from "@emailsvc/db";
 import { AppError, ErrorCode, parseInput } from "@emailsvc/http";
 import { z } from "zod";
-import type { CampaignDeps } from "../campaigns/campaign-deps";
-import { createCampaign } from "../campaigns/create-campaign";
-import { campaignView } from "../campaigns/campaign-view";
-import { contentOf, contentOfRow } from "../campaigns/campaign-content";
-import { duplicateCampaign } from "../campaigns/duplicate-campaign";
-import { cancelCampaign, pauseCampaign, resumeCampaign } from "../campaigns/manage-campaign";
-import { preflightCampaign } from "../campaigns/preflight-campaign";
-import { sendTestCampaign } from "../campaigns/send-test-campaign";
-import { updateCampaign } from "../campaigns/update-campaign";
-import { projectOf } from "./project-of";
+import type { CampaignDeps } from "./campaign-deps";
+import { createCampaign } from "./create-campaign";
+import { campaignView } from "./campaign-view";
+import { contentOf, contentOfRow } from "./campaign-content";
+import { duplicateCampaign } from "./duplicate-campaign";
+import { cancelCampaign, pauseCampaign, resumeCampaign } from "./manage-campaign";
+import { preflightCampaign } from "./preflight-campaign";
+import { sendTestCampaign } from "./send-test-campaign";
+import { updateCampaign } from "./update-campaign";
+import { projectOf } from "../admin/project-of";
 
 const listQuery = z.strictObject({
   status: z
