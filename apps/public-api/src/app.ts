@@ -16,6 +16,7 @@ import { importsRouter } from "./imports/imports.routes";
 import { triggerJobRouter } from "./imports/trigger-job.routes";
 import { leadsRouter } from "./leads/leads.routes";
 import { rateLimits } from "./listing/rate-limits";
+import { dashboardRouter } from "./dashboard/dashboard.routes";
 import { docsRouter } from "./docs/docs.routes";
 import { batchRouter } from "./sends/batch.routes";
 import { scheduledSendsRouter } from "./sends/scheduled-sends.routes";
@@ -109,7 +110,7 @@ type Handle = (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown)
  */
 export function createInternalApp(deps: Deps, lifecycle?: Traffic): Express {
   const app = baseApp(deps, lifecycle);
-  app.use(internalAuth({ token: deps.env.INTERNAL_TOKEN, exceptPrefixes: ["/admin"] }));
+  app.use(internalAuth({ token: deps.env.INTERNAL_TOKEN, exceptPrefixes: ["/admin", "/dashboard"] }));
   // The operator's optional sender allowlist of sends without x-project-id, after the body is parsed (the send
   // route's own parser then finds it parsed); off by default, as the spec reads.
   if (deps.env.INTERNAL_SEND_SENDER_ALLOWLIST.length)
@@ -122,6 +123,7 @@ export function createInternalApp(deps: Deps, lifecycle?: Traffic): Express {
   app.use(internalSendRouter({ send: sendDepsOf(deps) }));
   const imports = { db: deps.db, ...deps.imports, kickOutbox: () => deps.outbox.kick() };
   app.use(triggerJobRouter(imports));
+  app.use(dashboardRouter({ dist: deps.env.DASHBOARD_DIST })); // the web app's pages, before the admin API
   // The admin API: the admin token (CLI, automation) or a signed-in user's session with its role in the project;
   // every change is written to the audit log.
   app.use(

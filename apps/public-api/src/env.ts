@@ -1,3 +1,4 @@
+import path from "node:path";
 import { z } from "zod";
 import {
   adminEnv,
@@ -101,6 +102,11 @@ const dashboardEnv = z.object({
   /** Failed sign-ins per account and per client address in 15 minutes, then 429 until the window ends. */
   SIGN_IN_FAILURES_PER_ACCOUNT: z.coerce.number().int().positive().default(10),
   SIGN_IN_FAILURES_PER_ADDRESS: z.coerce.number().int().positive().default(30),
+  /**
+   * The built dashboard served under /dashboard on the admin listener; by default apps/dashboard/dist of this checkout
+   * (the same two levels up from src/ and from dist/).
+   */
+  DASHBOARD_DIST: z.string().min(1).default(path.resolve(__dirname, "../../dashboard/dist")),
 });
 
 /** Contact imports (issue 25): the upload cap. */

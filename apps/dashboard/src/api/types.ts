@@ -1,0 +1,87 @@
+// Response bodies the pages read (the admin OpenAPI document gives only their descriptions); field names are the
+// API's, see apps/public-api/src/admin/admin.routes.ts, accounts/accounts.routes.ts and audit/audit.routes.ts.
+
+export type Role = "owner" | "admin" | "member" | "viewer";
+
+export interface Membership {
+  project_id: string;
+  project_name: string;
+  role: Role;
+}
+
+export interface User {
+  id: string;
+  email: string;
+  name: string | null;
+  platform_owner: boolean;
+}
+
+export interface Session {
+  user: User;
+  csrf_token: string;
+  memberships: Membership[];
+}
+
+export interface Project {
+  id: string;
+  name: string;
+  webhook_url: string | null;
+  webhook_url_dev: string | null;
+  inbound_webhook_url: string | null;
+  inbound_webhook_url_dev: string | null;
+  default_timezone: string | null;
+  on_send_unknown: "resend" | "fail";
+  postal_address: string | null;
+  webhook_failing_since: string | null;
+  webhook_dev_failing_since: string | null;
+  total_sent: number;
+  created_at: string;
+}
+
+export interface ApiKeyView {
+  key: string;
+  prefix: string;
+  created_at: string;
+}
+
+export interface Keys {
+  live: ApiKeyView | null;
+  test: ApiKeyView | null;
+}
+
+export interface Member {
+  user_id: string;
+  email: string;
+  name: string | null;
+  role: Role;
+  since: string;
+}
+
+export interface AuditEvent {
+  id: string;
+  action: string;
+  route: string | null;
+  status: number | null;
+  actor: { type: string; email: string | null };
+  ip: string | null;
+  user_agent: string | null;
+  detail: unknown;
+  created_at: string;
+}
+
+export interface Template {
+  template_id: string;
+  template_internal_id: string;
+  name: string;
+  subject: string;
+  html: string;
+  text: string | null;
+  updated_at: string;
+}
+
+/**
+ * What each role may do, as the API enforces it (accounts/admin-access.ts: keys, members and settings need admin,
+ * other changes member, reads viewer); the UI only mirrors it to disable controls and say why.
+ */
+export const canAdminister = (role: Role | undefined) => role === "owner" || role === "admin";
+export const canEdit = (role: Role | undefined) => canAdminister(role) || role === "member";
