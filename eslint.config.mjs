@@ -74,8 +74,9 @@ export default tseslint.config(
     rules: { "no-restricted-imports": restricted(postgres, amqp, apps) },
   },
   {
-    // Pure logic: besides the boundaries above, no I/O package at all.
-    files: ["apps/*/src/domain/**/*.ts", "apps/*/src/*/domain/**/*.ts"],
+    // Pure logic: besides the boundaries above, no I/O package at all. `domain/` at any depth: an app's own, a
+    // feature's (`src/<feature>/domain/`), or one inside a feature's part.
+    files: ["apps/*/src/**/domain/**/*.ts"],
     rules: { "no-restricted-imports": restricted(postgres, amqp, aws, apps, io) },
   },
   {

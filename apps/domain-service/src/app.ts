@@ -10,8 +10,8 @@ import {
 } from "@emailsvc/http";
 import { baseApp } from "@emailsvc/runtime";
 import type { Deps } from "./deps";
-import { domainsRouter } from "./routes/domains.routes";
-import { verifyEmailRouter } from "./routes/verify-email.routes";
+import { domainsRouter } from "./identities/domains.routes";
+import { verifyEmailRouter } from "./identities/verify-email.routes";
 
 export function createApp(deps: Deps, lifecycle?: Pick<Lifecycle, "isAcceptingTraffic">): Express {
   const app = baseApp(deps, lifecycle);

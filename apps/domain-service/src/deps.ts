@@ -4,8 +4,8 @@ import { createSesClient, providerConfigFromEnv } from "@emailsvc/provider";
 import { type BaseDeps, createBaseDeps, createRedis } from "@emailsvc/runtime";
 import type { RateLimitRedis } from "@emailsvc/http";
 import type { Env } from "./env";
-import { systemTxtLookup, type TxtLookup } from "./use-cases/dns-check";
-import { type IdentityProvider, sesIdentityProvider } from "./use-cases/provider-port";
+import { systemTxtLookup, type TxtLookup } from "./identities/dns-check";
+import { type IdentityProvider, sesIdentityProvider } from "./identities/provider-port";
 
 export interface Deps extends BaseDeps {
   lookupApiKey: ApiKeyLookup;

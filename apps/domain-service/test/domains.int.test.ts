@@ -11,7 +11,7 @@ import { createSimulator, type Simulator } from "@emailsvc/provider-simulator";
 import { createRedis } from "@emailsvc/runtime";
 import { createApp } from "../src/app";
 import type { Deps } from "../src/deps";
-import { sesIdentityProvider } from "../src/use-cases/provider-port";
+import { sesIdentityProvider } from "../src/identities/provider-port";
 
 jest.setTimeout(30_000);
 const encKey = randomBytes(32).toString("hex");

@@ -28,7 +28,7 @@ import {
 } from "@emailsvc/testing";
 import { createApp } from "../src/app";
 import type { Deps } from "../src/deps";
-import { sesIdentityProvider } from "../src/use-cases/provider-port";
+import { sesIdentityProvider } from "../src/identities/provider-port";
 
 jest.setTimeout(120_000);
 

@@ -1,14 +1,14 @@
 import { Router } from "express";
 import { AppError, ErrorCode } from "@emailsvc/contracts";
 import { getAuth, methodNotAllowed } from "@emailsvc/http";
-import { normalizeEmail } from "../domain/domain-name";
-import { optionalString } from "../domain/optional-string";
-import { checkEmailVerification } from "../domains/check-email-verification";
-import { deleteEmailIdentity } from "../domains/delete-email-identity";
-import type { DomainDeps } from "../domains/domain-deps";
-import { resendEmailVerification } from "../domains/resend-email-verification";
-import { startEmailVerification } from "../domains/start-email-verification";
-import type { SenderProfileRow } from "../repos/email-identities.repo";
+import { normalizeEmail } from "./domain/domain-name";
+import { optionalString } from "./domain/optional-string";
+import { checkEmailVerification } from "./check-email-verification";
+import { deleteEmailIdentity } from "./delete-email-identity";
+import type { DomainDeps } from "./domain-deps";
+import { resendEmailVerification } from "./resend-email-verification";
+import { startEmailVerification } from "./start-email-verification";
+import type { SenderProfileRow } from "./email-identities.repo";
 
 const profileView = (p: SenderProfileRow) => ({
   id: p.id,

@@ -4,8 +4,8 @@ import {
   type EmailIdentityRow,
   type EmailVerificationStatus,
   type SenderProfileRow,
-} from "../repos/email-identities.repo";
-import type { IdentityProvider } from "../use-cases/provider-port";
+} from "./email-identities.repo";
+import type { IdentityProvider } from "./provider-port";
 import type { DomainDeps } from "./domain-deps";
 import { requireEmailIdentity } from "./find-email-identity";
 

@@ -1,8 +1,8 @@
 import type { Db } from "@emailsvc/db";
 import { AppError, ErrorCode, type ProjectId } from "@emailsvc/contracts";
-import { canSend } from "../domain/dns-records";
-import { senderOnDomain } from "../domain/domain-name";
-import { replaceDomainSender, type DomainRow } from "../repos/domains.repo";
+import { canSend } from "./domain/dns-records";
+import { senderOnDomain } from "./domain/domain-name";
+import { replaceDomainSender, type DomainRow } from "./domains.repo";
 import { findDomain } from "./find-domain";
 
 export interface SetDomainSenderInput {

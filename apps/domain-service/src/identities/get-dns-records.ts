@@ -1,6 +1,6 @@
 import type { ProjectId } from "@emailsvc/contracts";
 import type { Db } from "@emailsvc/db";
-import { listDnsRecords, type DomainRow, type StoredDnsRecord } from "../repos/domains.repo";
+import { listDnsRecords, type DomainRow, type StoredDnsRecord } from "./domains.repo";
 import { findDomain } from "./find-domain";
 
 /** GET /domains/:domain/dns-records: the records given at registration, with what verification found. */

@@ -1,7 +1,7 @@
 import type { Db } from "@emailsvc/db";
 import { AppError, ErrorCode, type ProjectId } from "@emailsvc/contracts";
-import { parseDomain } from "../domain/domain-name";
-import { findActiveDomain, type DomainRow } from "../repos/domains.repo";
+import { parseDomain } from "./domain/domain-name";
+import { findActiveDomain, type DomainRow } from "./domains.repo";
 
 /** The active domain of this project, by either form of its name; 404 for anything else (other projects too). */
 export async function findDomain(db: Db, projectId: ProjectId, param: string): Promise<DomainRow> {

@@ -1,7 +1,7 @@
 import type { Db } from "@emailsvc/db";
 import type { Logger } from "@emailsvc/observability";
-import type { TxtLookup } from "../use-cases/dns-check";
-import type { IdentityProvider } from "../use-cases/provider-port";
+import type { TxtLookup } from "./dns-check";
+import type { IdentityProvider } from "./provider-port";
 
 /** What the /domains use cases work with; each takes the part it needs. */
 export interface DomainDeps {

@@ -1,10 +1,6 @@
 import type { Db } from "@emailsvc/db";
 import { AppError, ErrorCode, type ProjectId } from "@emailsvc/contracts";
-import {
-  findEmailIdentity,
-  type EmailIdentityRow,
-  type SenderProfileRow,
-} from "../repos/email-identities.repo";
+import { findEmailIdentity, type EmailIdentityRow, type SenderProfileRow } from "./email-identities.repo";
 
 /** The project's identity for `email` with its sender profile; 404 when the project has not registered it. */
 export async function requireEmailIdentity(

@@ -1,8 +1,8 @@
 import { AppError, ErrorCode, type ProjectId } from "@emailsvc/contracts";
-import { domainStatus } from "../domain/dns-records";
-import { recordDomainVerification, type DomainRow } from "../repos/domains.repo";
-import { dmarcPublished } from "../use-cases/dns-check";
-import type { IdentityProvider } from "../use-cases/provider-port";
+import { domainStatus } from "./domain/dns-records";
+import { recordDomainVerification, type DomainRow } from "./domains.repo";
+import { dmarcPublished } from "./dns-check";
+import type { IdentityProvider } from "./provider-port";
 import type { DomainDeps } from "./domain-deps";
 import { findDomain } from "./find-domain";
 

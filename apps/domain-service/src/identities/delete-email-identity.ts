@@ -1,5 +1,5 @@
 import { AppError, ErrorCode, type ProjectId } from "@emailsvc/contracts";
-import { deleteEmailIdentityRows } from "../repos/email-identities.repo";
+import { deleteEmailIdentityRows } from "./email-identities.repo";
 import type { DomainDeps } from "./domain-deps";
 import { requireEmailIdentity } from "./find-email-identity";
 

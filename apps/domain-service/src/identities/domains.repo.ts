@@ -1,6 +1,6 @@
 import type { ProjectId } from "@emailsvc/contracts";
 import { withTransaction, type Db } from "@emailsvc/db";
-import type { DnsRecordSpec } from "../domain/dns-records";
+import type { DnsRecordSpec } from "./domain/dns-records";
 
 /** A row of domain_identities. */
 export interface DomainRow {

@@ -1,17 +1,17 @@
 import { Router } from "express";
 import { AppError, ErrorCode } from "@emailsvc/contracts";
 import { getAuth, methodNotAllowed } from "@emailsvc/http";
-import { canSend } from "../domain/dns-records";
-import { normalizeEmail, parseSendingDomain, senderOnDomain } from "../domain/domain-name";
-import { optionalString } from "../domain/optional-string";
-import { deleteDomain } from "../domains/delete-domain";
-import type { DomainDeps } from "../domains/domain-deps";
-import { getDnsRecords } from "../domains/get-dns-records";
-import { getDomain } from "../domains/get-domain";
-import { getDomainStatus } from "../domains/get-domain-status";
-import { registerDomain } from "../domains/register-domain";
-import { setDomainSender } from "../domains/set-domain-sender";
-import { verifyDomain } from "../domains/verify-domain";
+import { canSend } from "./domain/dns-records";
+import { normalizeEmail, parseSendingDomain, senderOnDomain } from "./domain/domain-name";
+import { optionalString } from "./domain/optional-string";
+import { deleteDomain } from "./delete-domain";
+import type { DomainDeps } from "./domain-deps";
+import { getDnsRecords } from "./get-dns-records";
+import { getDomain } from "./get-domain";
+import { getDomainStatus } from "./get-domain-status";
+import { registerDomain } from "./register-domain";
+import { setDomainSender } from "./set-domain-sender";
+import { verifyDomain } from "./verify-domain";
 
 export type DomainRoutesDeps = DomainDeps;
 

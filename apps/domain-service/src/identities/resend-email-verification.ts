@@ -1,6 +1,6 @@
 import { AppError, ErrorCode, type ProjectId } from "@emailsvc/contracts";
-import { markEmailPending, storeEmailStatus } from "../repos/email-identities.repo";
-import { isProviderNotFound } from "../use-cases/provider-port";
+import { markEmailPending, storeEmailStatus } from "./email-identities.repo";
+import { isProviderNotFound } from "./provider-port";
 import type { DomainDeps } from "./domain-deps";
 import { requireEmailIdentity } from "./find-email-identity";
 

@@ -4,7 +4,7 @@ import {
   insertEmailIdentity,
   type EmailIdentityRow,
   type SenderProfileRow,
-} from "../repos/email-identities.repo";
+} from "./email-identities.repo";
 import type { DomainDeps } from "./domain-deps";
 
 export interface StartEmailVerificationInput {

@@ -1,5 +1,5 @@
 import { AppError, ErrorCode, type ProjectId } from "@emailsvc/contracts";
-import { markDomainDeleted, type DomainRow } from "../repos/domains.repo";
+import { markDomainDeleted, type DomainRow } from "./domains.repo";
 import type { DomainDeps } from "./domain-deps";
 import { findDomain } from "./find-domain";
 

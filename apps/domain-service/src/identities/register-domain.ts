@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import { AppError, ErrorCode, type ProjectId } from "@emailsvc/contracts";
-import { buildDnsRecords, type DnsRecordSpec } from "../domain/dns-records";
-import { MAIL_FROM_LABEL, type DomainName } from "../domain/domain-name";
-import { domainOwnership, insertDomain } from "../repos/domains.repo";
-import { isProviderBadRequest } from "../use-cases/provider-port";
+import { buildDnsRecords, type DnsRecordSpec } from "./domain/dns-records";
+import { MAIL_FROM_LABEL, type DomainName } from "./domain/domain-name";
+import { domainOwnership, insertDomain } from "./domains.repo";
+import { isProviderBadRequest } from "./provider-port";
 import type { DomainDeps } from "./domain-deps";
 
 export interface RegisterDomainInput {

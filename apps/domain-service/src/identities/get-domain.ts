@@ -1,6 +1,6 @@
 import type { ProjectId } from "@emailsvc/contracts";
 import type { Db } from "@emailsvc/db";
-import { findDomainSender, type DomainRow, type DomainSenderRow } from "../repos/domains.repo";
+import { findDomainSender, type DomainRow, type DomainSenderRow } from "./domains.repo";
 import { findDomain } from "./find-domain";
 
 /** GET /domains?domain=: the project's domain and its current sender. */

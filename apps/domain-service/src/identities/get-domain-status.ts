@@ -6,7 +6,7 @@ import {
   type DomainRow,
   type DomainSenderRow,
   type StoredDnsRecord,
-} from "../repos/domains.repo";
+} from "./domains.repo";
 import { findDomain } from "./find-domain";
 
 /** GET /domains/:domain/status: the domain as last verified, its records and its current sender. */
