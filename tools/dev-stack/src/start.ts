@@ -12,6 +12,7 @@ import { createDb, startAutovacuumStandIn } from "@emailsvc/db";
 import { stackIsolation } from "./isolation";
 import { ensureVhost } from "./rabbit-vhost";
 import { demoCampaignCommand, ensureCampaignReady } from "./demo-campaign";
+import { ensureDemoOwner } from "./demo-owner";
 import { ensureDemoProject } from "./demo-project";
 import { startGateway } from "./gateway";
 import { missingDependencies } from "./preflight";
@@ -315,6 +316,12 @@ async function main(): Promise<void> {
     log,
   });
   if (!campaignReady.ready) log(`the demo project is not campaign-ready: ${campaignReady.why}`);
+  const owner = await ensureDemoOwner({
+    adminUrl,
+    adminToken: secrets.ADMIN_TOKEN,
+    projectId: demo.projectId,
+    localDir,
+  });
   // The command as it runs from the repository root; a second stack's facts are found through STACK_STATE_DIR.
   const campaignCommand = demoCampaignCommand(
     demo.projectId,
@@ -328,6 +335,9 @@ async function main(): Promise<void> {
     ...Object.fromEntries(internal.map((a) => [a.fact, a.url])),
     admin_token: secrets.ADMIN_TOKEN,
     internal_token: secrets.INTERNAL_TOKEN,
+    dashboard_url: `${adminUrl.replace(/\/admin$/, "")}/dashboard`,
+    dashboard_email: owner.email,
+    dashboard_password: owner.password,
     project_id: demo.projectId,
     live_key: demo.liveKey,
     test_key: demo.testKey,
@@ -349,6 +359,7 @@ async function main(): Promise<void> {
     Live key        ${demo.liveKey}${demo.keysRegenerated ? "   (regenerated)" : ""}
     Test key        ${demo.testKey}${demo.keysRegenerated ? "   (regenerated)" : ""}
     Demo sender     ${demo.senderEmail} (verified)
+    Dashboard       ${adminUrl.replace(/\/admin$/, "")}/dashboard   sign in as ${owner.email} / ${owner.password}
     Simulator       ${simulatorUrl}/_sim/messages   (every email "sent" lands here)
 ${smtpRelay?.smtp ? `    SMTP            127.0.0.1:${smtpRelay.smtp.port} (STARTTLS${smtpTls ? `, self-signed; implicit TLS on :${smtpRelay.smtp.tlsPort}` : " off: no openssl"}), user apikey, password a key\n` : ""}    Facts           ${path.relative(root, path.join(localDir, "demo.json"))}     Logs: ${path.relative(root, logDir)}/
 

@@ -349,6 +349,22 @@ describe("pnpm start", () => {
     }
   });
 
+  it("creates the dashboard's demo owner, prints its credentials, and they sign in (issue 45)", async () => {
+    expect(demo.dashboard_email).toBe("owner@example.com");
+    expect(output).toContain(String(demo.dashboard_password));
+    const signIn = (password: string) =>
+      fetch(`${demo.internal_url}/admin/auth/sign-in`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ email: demo.dashboard_email, password }),
+      });
+    const ok = await signIn(String(demo.dashboard_password));
+    expect(ok.status).toBe(200);
+    const body = (await ok.json()) as { memberships: { project_id: string; role: string }[] };
+    expect(body.memberships).toContainEqual(expect.objectContaining({ project_id: demo.project_id, role: "owner" }));
+    expect((await signIn("not the password")).status).toBe(401);
+  });
+
   it("writes demo.json and secrets.json readable by their owner only (they hold the tokens)", () => {
     for (const f of ["demo.json", "secrets.json"])
       expect({ f, mode: fs.statSync(path.join(stateDir, f)).mode & 0o777 }).toEqual({ f, mode: 0o600 });
