@@ -3,9 +3,9 @@ import type { Express } from "express";
 import { finishApp, type Lifecycle } from "@emailsvc/http";
 import { baseApp } from "@emailsvc/runtime";
 import type { Deps } from "./deps";
-import { providerWebhookFastPath } from "./routes/provider-webhook.routes";
-import { trackingFastPath } from "./routes/tracking.routes";
-import { unsubscribeRouter } from "./routes/unsubscribe.routes";
+import { providerWebhookFastPath } from "./notifications/provider-webhook.routes";
+import { trackingFastPath } from "./tracking/tracking.routes";
+import { unsubscribeRouter } from "./unsubscribe/unsubscribe.routes";
 
 /**
  * Every route here is a machine endpoint hit once per email event (pixel, click, SNS delivery), so all are

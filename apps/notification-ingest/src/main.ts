@@ -1,6 +1,6 @@
 import { runService } from "@emailsvc/runtime";
 import { createApp } from "./app";
-import { notificationConsumer } from "./consumers/notification.consumer";
+import { notificationConsumer } from "./notifications/notification.consumer";
 import { createDeps } from "./deps";
 import { readEnv } from "./env";
 

@@ -31,11 +31,11 @@ import {
   type FuzzFailure,
 } from "@emailsvc/testing";
 import { createApp } from "../src/app";
-import { notificationConsumer } from "../src/consumers/notification.consumer";
+import { notificationConsumer } from "../src/notifications/notification.consumer";
 import type { Deps } from "../src/deps";
 import { createGroupWriter } from "../src/infra/group-writer";
-import { PROVIDER_WEBHOOK_ROUTES } from "../src/routes/provider-webhook.routes";
-import { TRACKING_ROUTES } from "../src/routes/tracking.routes";
+import { PROVIDER_WEBHOOK_ROUTES } from "../src/notifications/provider-webhook.routes";
+import { TRACKING_ROUTES } from "../src/tracking/tracking.routes";
 
 jest.setTimeout(120_000);
 

@@ -21,11 +21,14 @@ import { createLogger, createMetrics } from "@emailsvc/observability";
 import { createSnsVerifier, readSnsTestFixtures, signSnsMessage } from "@emailsvc/provider";
 import { createApp } from "../src/app";
 import { createGroupWriter } from "../src/infra/group-writer";
-import { PROVIDER_WEBHOOK_ROUTES, providerWebhookFastPath } from "../src/routes/provider-webhook.routes";
-import { TRACKING_ROUTES } from "../src/routes/tracking.routes";
-import { notificationConsumer } from "../src/consumers/notification.consumer";
+import {
+  PROVIDER_WEBHOOK_ROUTES,
+  providerWebhookFastPath,
+} from "../src/notifications/provider-webhook.routes";
+import { TRACKING_ROUTES } from "../src/tracking/tracking.routes";
+import { notificationConsumer } from "../src/notifications/notification.consumer";
 import type { Deps } from "../src/deps";
-import { applyNotification, applyNotifications } from "../src/use-cases/apply-notification";
+import { applyNotification, applyNotifications } from "../src/notifications/apply-notification";
 
 jest.setTimeout(30_000);
 const SECRET = "s".repeat(32);

@@ -3,7 +3,7 @@ import { createApp } from "./app";
 import { createDeps } from "./deps";
 import { readEnv } from "./env";
 import { startImports } from "./imports/start-imports";
-import { startSchedulerLoop } from "./use-cases/start-scheduler-loop";
+import { startSchedulerLoop } from "./scheduled-sends/start-scheduler-loop";
 
 runService({
   readEnv,

@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { createDb } from "@emailsvc/db";
 import { createLogger } from "@emailsvc/observability";
-import { dispatchDueSends, settleHandedOffSends } from "../src/use-cases/dispatch-due-sends";
-import { startSchedulerLoop } from "../src/use-cases/start-scheduler-loop";
+import { dispatchDueSends, settleHandedOffSends } from "../src/scheduled-sends/dispatch-due-sends";
+import { startSchedulerLoop } from "../src/scheduled-sends/start-scheduler-loop";
 
 // Real PostgreSQL (the package's own migrated database). The send path after the outbox is tested elsewhere.
 const db = createDb(process.env.DATABASE_URL!, { max: 20 });

@@ -8,7 +8,7 @@ import {
   type NotificationRow,
   timeOrderedUuid,
 } from "@emailsvc/db";
-import { EVENT_MAP, eventDetails, eventTimestamp, type SesEvent } from "../domain/ses-event";
+import { EVENT_MAP, eventDetails, eventTimestamp, type SesEvent } from "./domain/ses-event";
 
 /**
  * `deferred`: another notification for the same activity came earlier in the same batch; it is applied in a

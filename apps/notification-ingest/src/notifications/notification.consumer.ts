@@ -2,12 +2,8 @@ import { Queues, RoutingKeys } from "@emailsvc/contracts";
 import { createBatcher, type Db } from "@emailsvc/db";
 import { defineConsumer, PermanentError, RetryableError } from "@emailsvc/messaging";
 import type { Logger } from "@emailsvc/observability";
-import { parseSesEvent, type SesEvent } from "../domain/ses-event";
-import {
-  type ApplyResult,
-  applyNotifications,
-  type ProviderNotification,
-} from "../use-cases/apply-notification";
+import { parseSesEvent, type SesEvent } from "./domain/ses-event";
+import { type ApplyResult, applyNotifications, type ProviderNotification } from "./apply-notification";
 
 /**
  * provider.notification → applyNotifications. The queue's concurrent handlers each submit their notification to
