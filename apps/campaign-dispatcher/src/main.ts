@@ -1,7 +1,7 @@
 import { runService } from "@emailsvc/runtime";
 import { createTemplateCache } from "@emailsvc/sending";
 import { createApp, createInternalApp } from "./app";
-import { commandsConsumer } from "./consumers/commands.consumer";
+import { commandsConsumer } from "./trigger/commands.consumer";
 import { createDeps } from "./deps";
 import { startDispatchLoop } from "./dispatch/start-dispatch-loop";
 import { readEnv } from "./env";
