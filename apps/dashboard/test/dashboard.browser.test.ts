@@ -1,0 +1,236 @@
+// The dashboard in headless Chromium (Debian's package, driven by playwright-core) against the real public-api,
+// PostgreSQL, RabbitMQ and Redis: sign-in, a refused password, a viewer's disabled key controls, regenerating the
+// test key while the live key keeps sending, a setting changed, a template's live preview, those actions in the
+// audit log, sign-out. playwright gives the browser a fresh profile (user data dir) of its own per launch. Every page is screenshotted (test/artifacts/) and checked by axe-core.
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { type Browser, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { artifacts, type Stack, startStack } from "./stack";
+
+const require = createRequire(import.meta.url);
+const AXE = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
+const CHROMIUM = process.env.DASHBOARD_CHROMIUM || "/usr/bin/chromium";
+const PASSWORD = "correct horse battery";
+
+let stack: Stack;
+let browser: Browser;
+let projectId: string;
+let liveKey: string;
+let testKey: string;
+let sender: string;
+const owner = `owner-${Date.now()}@example.com`;
+const viewer = `viewer-${Date.now()}@example.com`;
+
+/** axe-core in the page: no serious or critical violation. */
+async function expectAccessible(page: Page, name: string) {
+  await page.addScriptTag({ content: AXE });
+  const violations = await page.evaluate(async () => {
+    const axe = (window as any).axe;
+    const result = await axe.run(document);
+    return result.violations
+      .filter((v: any) => v.impact === "serious" || v.impact === "critical")
+      .map((v: any) => `${v.id} (${v.impact}): ${v.nodes.map((n: any) => n.target.join(" ")).join(", ")}`);
+  });
+  expect(violations, `axe on ${name}`).toEqual([]);
+}
+
+async function shoot(page: Page, name: string) {
+  await page.screenshot({ path: path.join(artifacts, `${name}.png`), fullPage: true });
+  await expectAccessible(page, name);
+}
+
+async function signIn(page: Page, email: string, password: string) {
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill(password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+}
+
+const sendEmail = (key: string) =>
+  fetch(`${stack.public}/v1/send-email`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: JSON.stringify({
+      recipient_email: "alice@example.org",
+      sender_email: sender,
+      html_body: "<p>Hi</p>",
+    }),
+  });
+
+beforeAll(async () => {
+  stack = await startStack();
+  const project = await stack.admin("POST", "/admin/projects", { name: "Dashboard test shop" });
+  expect(project.status).toBe(201);
+  projectId = project.body.project?.id ?? project.body.project_id ?? project.body.id;
+  liveKey = project.body.live_key ?? project.body.keys?.live;
+  testKey = project.body.test_key ?? project.body.keys?.test;
+  expect([projectId, liveKey, testKey].every(Boolean), JSON.stringify(project.body)).toBe(true);
+  sender = `hello@shop-${Date.now()}.example.com`;
+  expect(
+    (await stack.admin("POST", `/admin/projects/${projectId}/senders`, { email: sender, name: "Shop" }))
+      .status,
+  ).toBe(201);
+  for (const [email, role] of [
+    [owner, "owner"],
+    [viewer, "viewer"],
+  ] as const) {
+    expect((await stack.admin("POST", "/admin/users", { email, password: PASSWORD })).status).toBe(201);
+    expect((await stack.admin("PUT", `/admin/projects/${projectId}/members`, { email, role })).status).toBe(
+      200,
+    );
+  }
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await stack?.stop();
+});
+
+describe("the dashboard", () => {
+  it("refuses a wrong password, signs in, and comes back to the page first asked for", async () => {
+    const page = await browser.newPage();
+    await page.goto(`${stack.internal}/dashboard/p/${projectId}/settings`);
+    await page.waitForURL(/\/dashboard\/sign-in\?next=/);
+    await signIn(page, owner, "not the password at all");
+    await expect.poll(() => page.getByRole("alert").textContent()).toContain("Wrong email or password");
+    await shoot(page, "sign-in");
+    await signIn(page, owner, PASSWORD);
+    await page.waitForURL(`**/dashboard/p/${projectId}/settings`);
+    await page.close();
+  });
+
+  it("a viewer sees the keys but cannot regenerate them", async () => {
+    const ctx = await browser.newContext();
+    const page = await ctx.newPage();
+    await page.goto(`${stack.internal}/dashboard/sign-in`);
+    await signIn(page, viewer, PASSWORD);
+    await page.waitForURL(`**/dashboard/p/${projectId}/keys`);
+    await expect
+      .poll(() => page.getByRole("button", { name: "Regenerate test key" }).isDisabled())
+      .toBe(true);
+    expect(await page.getByRole("button", { name: "Regenerate live key" }).isDisabled()).toBe(true);
+    expect(
+      await page.getByText("Only an owner or an admin of this project may regenerate keys.").count(),
+    ).toBe(2);
+    await shoot(page, "keys-viewer");
+    await ctx.close();
+  });
+
+  describe("signed in as the owner", () => {
+    let page: Page;
+    beforeAll(async () => {
+      page = await browser.newPage();
+      await page.goto(`${stack.internal}/dashboard/sign-in`);
+      await signIn(page, owner, PASSWORD);
+      await page.waitForURL(`**/dashboard/p/${projectId}/keys`);
+    });
+
+    it("regenerates the test key after a confirmation; the old test key stops, the live key keeps sending", async () => {
+      await page.getByRole("button", { name: "Show test key" }).click();
+      await expect.poll(() => page.getByTestId("test-key").textContent()).toBe(testKey);
+      await shoot(page, "keys");
+      await page.getByRole("button", { name: "Regenerate test key" }).click();
+      const dialog = page.getByRole("dialog", { name: "Regenerate the test key?" });
+      expect(await dialog.textContent()).toContain("stops working at once");
+      await shoot(page, "keys-confirm");
+      await dialog.getByRole("button", { name: "Regenerate now" }).click();
+      await page.getByText("A new test key is active; the old one no longer works.").waitFor();
+      await expect.poll(() => page.getByTestId("test-key").textContent()).not.toBe(testKey);
+      const newTestKey = await page.getByTestId("test-key").textContent();
+      expect(newTestKey).toMatch(/\S{20,}/);
+
+      expect((await sendEmail(testKey)).status).toBe(401);
+      const live = await sendEmail(liveKey);
+      expect(live.status, await live.text()).toBe(200);
+      expect((await sendEmail(newTestKey!)).status).toBe(200);
+    });
+
+    it("changes a setting, and shows the API's words for a refused one", async () => {
+      await page.getByRole("link", { name: "Settings" }).click();
+      await page.getByLabel("Default time zone").fill("Mars/Olympus_Mons");
+      await page.getByRole("button", { name: "Save settings" }).click();
+      await expect
+        .poll(() => page.getByRole("alert").allTextContents(), { timeout: 10_000 })
+        .toEqual([expect.stringContaining("must be an IANA time zone name")]);
+      await page.getByLabel("Default time zone").fill("Europe/Berlin");
+      await page.getByLabel("Postal address").fill("1 Harbour Street, Hamburg");
+      await page.getByRole("button", { name: "Save settings" }).click();
+      await page.getByRole("status").filter({ hasText: "Saved." }).waitFor({ timeout: 10_000 });
+      const stored = await stack.admin("GET", `/admin/projects/${projectId}`);
+      expect(stored.body.project.default_timezone).toBe("Europe/Berlin");
+      expect(stored.body.project.postal_address).toBe("1 Harbour Street, Hamburg");
+      await shoot(page, "settings");
+    });
+
+    it("previews a template as its sample variables change, and saves it", async () => {
+      await page.getByRole("link", { name: "Templates" }).click();
+      await page.getByText("No templates yet").waitFor();
+      await shoot(page, "templates-empty");
+      await page.getByRole("link", { name: "New template" }).click();
+      await page.getByLabel("Name").fill("Order shipped");
+      const frame = page.frameLocator('iframe[title="Rendered email preview"]');
+      await expect.poll(() => frame.locator("h1").textContent()).toBe("Hello Ada");
+      await page.getByLabel("Sample variables (JSON)").fill('{"order": {"id": "Z-9"}, "items": []}');
+      await expect.poll(() => frame.locator("h1").textContent()).toBe("Hello there");
+      expect(await page.getByTestId("preview-subject").textContent()).toBe("Your order Z-9");
+      await shoot(page, "template-editor");
+      await page.getByRole("button", { name: "Create template" }).click();
+      await page.getByRole("heading", { name: "Template: Order shipped" }).waitFor();
+      await page.getByRole("link", { name: "All templates" }).click();
+      await page.getByRole("link", { name: "Order shipped" }).waitFor();
+      await shoot(page, "templates");
+    });
+
+    it("shows the team", async () => {
+      await page.getByRole("link", { name: "Team" }).click();
+      await page.getByRole("cell", { name: viewer, exact: true }).waitFor();
+      await page.getByRole("button", { name: "Add member" }).waitFor();
+      await page.getByLabel("Email", { exact: true }).fill("nobody@example.com");
+      await page.getByRole("button", { name: "Add member" }).click();
+      await expect
+        .poll(() => page.getByRole("alert").textContent())
+        .toContain("No user with the email nobody@example.com");
+      await shoot(page, "team");
+    });
+
+    it("finds these actions in the audit log, filtered through the URL", async () => {
+      await page.getByRole("link", { name: "Audit log" }).click();
+      await page.getByRole("cell", { name: "keys.test.regenerate" }).waitFor();
+      expect(await page.getByRole("cell", { name: "project.update" }).count()).toBeGreaterThanOrEqual(1);
+      expect(await page.getByRole("cell", { name: "templates.create" }).count()).toBe(1);
+      await shoot(page, "audit");
+      await page.getByLabel("Action").fill("keys.test.regenerate");
+      await page.getByRole("button", { name: "Filter" }).click();
+      await page.waitForURL(/action=keys\.test\.regenerate/);
+      await expect.poll(() => page.getByRole("cell", { name: "project.update" }).count()).toBe(0);
+      expect(await page.getByRole("cell", { name: "keys.test.regenerate" }).count()).toBe(1);
+      expect(await page.getByRole("cell", { name: owner, exact: true }).count()).toBe(1);
+      // a reload keeps the filter (it lives in the URL)
+      await page.reload();
+      await page.getByRole("cell", { name: "keys.test.regenerate" }).waitFor();
+      expect(await page.getByLabel("Action").inputValue()).toBe("keys.test.regenerate");
+    });
+
+    it("signs out; the pages then ask for sign-in again", async () => {
+      await page.getByRole("button", { name: "Sign out" }).click();
+      await page.waitForURL("**/dashboard/sign-in");
+      await page.goto(`${stack.internal}/dashboard/p/${projectId}/keys`);
+      await page.waitForURL(/\/dashboard\/sign-in\?next=/);
+      const me = await page.evaluate(async () => (await fetch("/admin/auth/me")).status);
+      expect(me).toBe(401);
+    });
+  });
+});
