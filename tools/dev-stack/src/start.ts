@@ -110,12 +110,20 @@ const BACKGROUND_NICE = Number(process.env.STACK_BACKGROUND_NICE ?? 10);
 const niceWorks =
   process.platform !== "win32" && spawnSync("nice", ["-n", "1", "true"], { stdio: "ignore" }).status === 0;
 
+/**
+ * Supervision (issue 47), on unless `--no-supervise` or STACK_SUPERVISE=0: a process of the stack that dies is
+ * started again, as Kubernetes restarts a pod, after 1 s, doubling to 30 s while it keeps dying within a minute of
+ * its start; each restart is logged. Ctrl-C stops supervision first, then everything.
+ */
+const SUPERVISE = !process.argv.includes("--no-supervise") && process.env.STACK_SUPERVISE !== "0";
+
 function runTs(
   name: string,
   file: string,
   env: NodeJS.ProcessEnv,
-  opts: { nice?: number } = {},
+  opts: { nice?: number; restarts?: number } = {},
 ): ChildProcess {
+  const startedAt = Date.now();
   const out = fs.openSync(path.join(logDir, `${name}.log`), "a");
   const args = ["--import", tsxLoader, ...nodeFlags, "--conditions=development", file];
   const nice = niceWorks && opts.nice ? opts.nice : 0;
@@ -127,12 +135,28 @@ function runTs(
     env: { ...process.env, ...env },
     stdio: ["ignore", out, out],
   });
-  children.push({ name, proc });
+  const entry = { name, proc };
+  children.push(entry);
   proc.on("exit", (code, signal) => {
+    fs.closeSync(out);
     const logFile = `${path.relative(root, logDir)}/${name}.log`;
-    if (!stopping) log(`${name} exited (${signal ?? code}); see ${logFile}`);
-    // a graceful stop ends with 0: anything else was cut short (killed after the grace period, or crashed)
-    else if (code !== 0) log(`${name} did not stop cleanly (${signal ?? code}); see ${logFile}`);
+    if (stopping) {
+      // a graceful stop ends with 0: anything else was cut short (killed after the grace period, or crashed)
+      if (code !== 0) log(`${name} did not stop cleanly (${signal ?? code}); see ${logFile}`);
+      return;
+    }
+    if (!SUPERVISE) return log(`${name} exited (${signal ?? code}); see ${logFile}`);
+    // it ran a minute: a new failure, not the same crash loop
+    const restarts = Date.now() - startedAt > 60_000 ? 0 : (opts.restarts ?? 0);
+    const delay = Math.min(30_000, 1_000 * 2 ** restarts);
+    log(`${name} exited (${signal ?? code}); restarting it in ${delay / 1000} s (see ${logFile})`);
+    setTimeout(() => {
+      if (stopping) return;
+      const i = children.indexOf(entry);
+      if (i >= 0) children.splice(i, 1);
+      runTs(name, file, env, { ...opts, restarts: restarts + 1 });
+      log(`${name} restarted`);
+    }, delay).unref();
   });
   return proc;
 }

@@ -361,7 +361,9 @@ describe("pnpm start", () => {
     const ok = await signIn(String(demo.dashboard_password));
     expect(ok.status).toBe(200);
     const body = (await ok.json()) as { memberships: { project_id: string; role: string }[] };
-    expect(body.memberships).toContainEqual(expect.objectContaining({ project_id: demo.project_id, role: "owner" }));
+    expect(body.memberships).toContainEqual(
+      expect.objectContaining({ project_id: demo.project_id, role: "owner" }),
+    );
     expect((await signIn("not the password")).status).toBe(401);
   });
 
@@ -447,6 +449,42 @@ describe("pnpm start", () => {
         .replace(/=\r?\n/g, "");
       expect(raw).toContain("PLACEHOLDER postal address");
     }
+  });
+
+  it("restarts a service that dies, as Kubernetes restarts a pod, and logs it (issue 47)", async () => {
+    const pidsOf = (file: string): number[] =>
+      fs
+        .readdirSync("/proc")
+        .filter((d) => /^\d+$/.test(d))
+        .filter((pid) => {
+          try {
+            return (
+              fs.readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(file) &&
+              fs
+                .readFileSync(`/proc/${pid}/environ`, "utf8")
+                .split("\0")
+                .includes(`STACK_STATE_DIR=${stateDir}`)
+            );
+          } catch {
+            return false;
+          }
+        })
+        .map(Number);
+    const file = "apps/webhook-dispatcher/src/main.ts";
+    const [pid] = pidsOf(file);
+    expect(pid).toBeGreaterThan(0);
+    process.kill(pid!, "SIGKILL");
+    await waitFor("the restart", async () => output.includes("webhook-dispatcher restarted"), 30_000);
+    expect(output).toMatch(/webhook-dispatcher exited \(SIGKILL\); restarting it in 1 s/);
+    const svc = services.find((s) => s.name === "webhook-dispatcher")!;
+    await waitFor(
+      "webhook-dispatcher ready again",
+      () => fetch(`http://127.0.0.1:${svc.port}/readyz`).then((r) => r.ok),
+      60_000,
+    );
+    const after = pidsOf(file);
+    expect(after).toHaveLength(1);
+    expect(after[0]).not.toBe(pid);
   });
 
   it("Ctrl-C stops everything it started, each service by its graceful shutdown", async () => {
