@@ -365,6 +365,10 @@ describe("pnpm start", () => {
       expect.objectContaining({ project_id: demo.project_id, role: "owner" }),
     );
     expect((await signIn("not the password")).status).toBe(401);
+    // the dashboard is built by `npm start` and served where it says
+    const page = await fetch(String(demo.dashboard_url));
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('<div id="root"></div>');
   });
 
   it("writes demo.json and secrets.json readable by their owner only (they hold the tokens)", () => {
