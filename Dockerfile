@@ -27,10 +27,18 @@ RUN pnpm --filter @emailsvc/db run generate \
  # real copies (their dist/), which pnpm 10 only does with inject-workspace-packages or --legacy.
  && pnpm --filter "@emailsvc/${SERVICE}" deploy --legacy --prod /out
 
+# The dashboard (apps/dashboard): static files public-api serves on its admin listener under /dashboard. Built once
+# and copied into the runtime image (a few hundred KB; the other services never serve it).
+FROM base AS dashboard
+COPY . .
+RUN pnpm install --frozen-lockfile --filter @emailsvc/dashboard... \
+ && pnpm --filter @emailsvc/dashboard build
+
 FROM ${NODE_IMAGE} AS runtime
-ENV NODE_ENV=production
+ENV NODE_ENV=production DASHBOARD_DIST=/app/dashboard
 WORKDIR /app
 COPY --from=builder --chown=node:node /out ./
+COPY --from=dashboard --chown=node:node /repo/apps/dashboard/dist ./dashboard
 USER node
 EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s --retries=3 \

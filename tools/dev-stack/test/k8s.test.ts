@@ -192,3 +192,48 @@ describe("overlays", () => {
     expect(dev.every((o) => o.kind === "Namespace" || o.metadata.namespace === "emailsvc-dev")).toBe(true);
   });
 });
+
+describe("the dashboard's own Ingress (overlays/prod-dashboard, issue 45)", () => {
+  const objects = renderKustomization(path.join(k8s, "overlays/prod-dashboard"));
+  const ingress = (name: string) =>
+    objects.find((o) => o.kind === "Ingress" && o.metadata.name === name) as any;
+
+  it("renders manifests that each validate against the Kubernetes schema", () => {
+    expect(validate(objects)).toEqual([]);
+  });
+
+  it("routes /dashboard and /admin/ to public-api's internal port on a host of its own, over TLS", () => {
+    const dash = ingress("emailsvc-dashboard");
+    expect(dash.spec.tls[0].hosts).toEqual([dash.spec.rules[0].host]);
+    const paths = dash.spec.rules[0].http.paths.map((p: any) => [
+      p.path,
+      p.backend.service.name,
+      p.backend.service.port.name,
+    ]);
+    expect(paths).toEqual([
+      ["/dashboard", "public-api", "internal"],
+      ["/admin/", "public-api", "internal"],
+    ]);
+    // the public Ingress still routes neither
+    const pub = JSON.stringify(ingress("emailsvc-public"));
+    expect(pub).not.toContain("/dashboard");
+    expect(pub).not.toContain("/admin");
+  });
+
+  it("lets only the ingress controller's namespace reach the internal port for it", () => {
+    const policy = objects.find(
+      (o) => o.kind === "NetworkPolicy" && o.metadata.name === "public-api-dashboard",
+    ) as any;
+    expect(policy.spec.ingress).toEqual([
+      {
+        from: [{ namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "ingress-nginx" } } }],
+        ports: [{ protocol: "TCP", port: "internal" }],
+      },
+    ]);
+  });
+
+  it("is not part of the prod overlay (off by default)", () => {
+    const prod = renderKustomization(path.join(k8s, "overlays/prod"));
+    expect(prod.some((o) => o.metadata.name === "emailsvc-dashboard")).toBe(false);
+  });
+});
