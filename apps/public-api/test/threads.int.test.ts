@@ -201,6 +201,35 @@ describe("GET /v1/threads/:id", () => {
   });
 });
 
+describe("a project that scopes its test keys to test data (issue 49)", () => {
+  it("shows a test key only test threads; the live key sees all; off by default", async () => {
+    const scoped = await makeProject(h.deps);
+    const live = await seedThread(scoped);
+    const test = await seedThread(scoped);
+    await h.deps.db.pool.query("UPDATE inbound_threads SET is_test = true WHERE id = $1", [test.threadId]);
+    const ids = async (key: string) =>
+      (await request(h.app).get("/v1/threads").set(bearer(key))).body.data
+        .map((t: { id: string }) => t.id)
+        .sort();
+    // off (the spec's reading): a test key reads the project's live replies too
+    expect(await ids(scoped.testKey)).toEqual([live.threadId, test.threadId].sort());
+    const on = await request(h.internal)
+      .patch(`/admin/projects/${scoped.projectId}`)
+      .set({ Authorization: "Bearer admin-token-for-tests-0123456789" })
+      .send({ test_keys_test_data_only: true });
+    expect(on.status).toBe(200);
+    expect(on.body.project.test_keys_test_data_only).toBe(true);
+    expect(await ids(scoped.testKey)).toEqual([test.threadId]);
+    expect(await ids(scoped.liveKey)).toEqual([live.threadId, test.threadId].sort());
+    expect(
+      (await request(h.app).get(`/v1/threads/${live.threadId}`).set(bearer(scoped.testKey))).status,
+    ).toBe(404);
+    expect(
+      (await request(h.app).get(`/v1/threads/${test.threadId}`).set(bearer(scoped.testKey))).status,
+    ).toBe(200);
+  });
+});
+
 describe("GET /v1/inbound/:id/raw", () => {
   it("serves the MIME from the inbound bucket, or the inline copy, to the key's project only", async () => {
     const res = await request(h.app).get(`/v1/inbound/${ids.inbound}/raw`).set(bearer(p.liveKey));

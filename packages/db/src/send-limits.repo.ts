@@ -18,3 +18,15 @@ export async function projectSendLimits(db: Db, projectId: ProjectId): Promise<P
   const r = rows[0];
   return r ? { sendRateLimit: r.send_rate_limit, dailySendCap: r.daily_send_cap } : null;
 }
+
+/**
+ * Whether the project's test keys see only test data (issue 49): its threads, replies and scheduled sends of test
+ * sends. Off by default: spec 5 lets a key of either mode read the project's conversations.
+ */
+export async function testKeysScoped(db: Db, projectId: ProjectId): Promise<boolean> {
+  const { rows } = await db.pool.query<{ scoped: boolean }>(
+    "SELECT test_keys_test_data_only AS scoped FROM projects WHERE id = $1",
+    [projectId],
+  );
+  return rows[0]?.scoped ?? false;
+}

@@ -101,9 +101,9 @@ export async function findInboundRaw(
   db: Db,
   projectId: ProjectId,
   id: string,
-): Promise<{ raw_key: string | null; raw: string | null } | null> {
-  const r = await db.pool.query<{ raw_key: string | null; raw: string | null }>(
-    "SELECT raw_key, raw FROM inbound_messages WHERE id = $1 AND project_id = $2",
+): Promise<{ raw_key: string | null; raw: string | null; is_test: boolean } | null> {
+  const r = await db.pool.query<{ raw_key: string | null; raw: string | null; is_test: boolean }>(
+    "SELECT raw_key, raw, is_test FROM inbound_messages WHERE id = $1 AND project_id = $2",
     [id, projectId],
   );
   return r.rows[0] ?? null;

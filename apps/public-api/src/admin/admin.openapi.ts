@@ -96,7 +96,8 @@ export function adminOpenApi() {
         },
         patch: {
           summary:
-            "Update webhook URLs, default_timezone, on_send_unknown, postal_address, require_signed_shop_webhooks, name",
+            "Update webhook URLs, default_timezone, on_send_unknown, postal_address, require_signed_shop_webhooks, " +
+            "send_rate_limit, daily_send_cap, test_keys_test_data_only, name",
           requestBody: json(updateProjectSchema),
           responses: { 200: ok("project") },
         },

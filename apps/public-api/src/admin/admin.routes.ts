@@ -56,6 +56,9 @@ function projectView(p: ProjectRow) {
     auto_leads_subscribed: p.autoLeadsSubscribed,
     postal_address: p.postalAddress,
     require_signed_shop_webhooks: p.requireSignedShopWebhooks,
+    send_rate_limit: p.sendRateLimit,
+    daily_send_cap: p.dailySendCap,
+    test_keys_test_data_only: p.testKeysTestDataOnly,
     // Since when the webhook-dispatcher has found the receiver failing (its deliveries deferred and probed one
     // at a time); null while it answers.
     webhook_failing_since: p.webhookFailingSince?.toISOString() ?? null,
@@ -82,6 +85,11 @@ function settingsData(body: z.output<typeof updateProjectSchema>) {
     ...(body.postal_address !== undefined ? { postalAddress: body.postal_address } : {}),
     ...(body.require_signed_shop_webhooks !== undefined
       ? { requireSignedShopWebhooks: body.require_signed_shop_webhooks }
+      : {}),
+    ...(body.send_rate_limit !== undefined ? { sendRateLimit: body.send_rate_limit } : {}),
+    ...(body.daily_send_cap !== undefined ? { dailySendCap: body.daily_send_cap } : {}),
+    ...(body.test_keys_test_data_only !== undefined
+      ? { testKeysTestDataOnly: body.test_keys_test_data_only }
       : {}),
   };
 }

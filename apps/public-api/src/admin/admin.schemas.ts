@@ -57,6 +57,12 @@ export const projectSettingsSchema = z.object({
    * domain is connected to the project without a secret.
    */
   require_signed_shop_webhooks: z.boolean().optional(),
+  /** Requests a minute per API key on /v1/send-* (null: the deployment's SEND_RATE_LIMIT; issue 49). */
+  send_rate_limit: z.number().int().min(0).max(1_000_000).nullable().optional(),
+  /** Emails a UTC day, test sends included (null: the deployment's SEND_DAILY_CAP; 0: no cap; issue 49). */
+  daily_send_cap: z.number().int().min(0).max(100_000_000).nullable().optional(),
+  /** Test keys see only test threads, replies (issue 49; off by default, as spec 5 reads). */
+  test_keys_test_data_only: z.boolean().optional(),
 });
 
 /**

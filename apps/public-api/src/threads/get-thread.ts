@@ -8,10 +8,10 @@ const NOT_FOUND = "Thread not found";
  * GET /v1/threads/:id: the thread (of the key's project only) with its messages oldest first: the original send
  * (`direction: outbound`) and every reply (`direction: inbound`) with its attachments.
  */
-export async function getThread(db: Db, projectId: ProjectId, id: string) {
+export async function getThread(db: Db, projectId: ProjectId, id: string, opts: { testOnly?: boolean } = {}) {
   if (!isUuid(id)) throw new AppError(ErrorCode.NOT_FOUND, NOT_FOUND);
   const t = await findThread(db, projectId, id);
-  if (!t) throw new AppError(ErrorCode.NOT_FOUND, NOT_FOUND);
+  if (!t || (opts.testOnly && !t.is_test)) throw new AppError(ErrorCode.NOT_FOUND, NOT_FOUND);
   const [send, replies] = await Promise.all([
     t.activity_id ? findThreadSend(db, projectId, t.activity_id) : Promise.resolve(null),
     listThreadReplies(db, projectId, id),

@@ -24,9 +24,11 @@ export async function listThreads(
   db: Db,
   projectId: ProjectId,
   q: ListThreadsQuery,
+  opts: { testOnly?: boolean } = {},
 ): Promise<{ body: unknown; total: Total }> {
   const params = new SqlParams([projectId]);
   const where = ["project_id = $1"];
+  if (opts.testOnly) where.push("is_test");
   if (q.activity_id) where.push(`activity_id = ${params.add(q.activity_id)}::uuid`);
   if (q.campaign_id) where.push(`campaign_id = ${params.add(q.campaign_id)}::uuid`);
   if (q.since) where.push(`last_message_at >= ${params.add(q.since.toISOString())}::timestamptz`);

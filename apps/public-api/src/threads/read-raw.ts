@@ -12,10 +12,11 @@ export async function readInboundRaw(
   read: InboundMimeReader,
   projectId: ProjectId,
   id: string,
+  opts: { testOnly?: boolean } = {},
 ): Promise<Buffer> {
   if (!isUuid(id)) throw new AppError(ErrorCode.NOT_FOUND, NOT_FOUND);
   const row = await findInboundRaw(db, projectId, id);
-  if (!row) throw new AppError(ErrorCode.NOT_FOUND, NOT_FOUND);
+  if (!row || (opts.testOnly && !row.is_test)) throw new AppError(ErrorCode.NOT_FOUND, NOT_FOUND);
   if (row.raw !== null) return Buffer.from(row.raw, "latin1");
   if (!row.raw_key) throw new AppError(ErrorCode.NOT_FOUND, NOT_FOUND);
   return read(row.raw_key);
