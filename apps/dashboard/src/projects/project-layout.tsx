@@ -5,7 +5,7 @@ import { Button } from "../ui/button";
 import { cn } from "../ui/cn";
 import { Select } from "../ui/input";
 import { EmptyState, ErrorMessage, Loading } from "../ui/states";
-import { useCurrentProject } from "./use-project";
+import { useCurrentProject, useProjects } from "./use-project";
 
 const sections = [
   { to: "keys", label: "API keys" },
@@ -20,8 +20,8 @@ export default function ProjectLayout() {
   const session = useSession();
   const signOut = useSignOut();
   const navigate = useNavigate();
-  const { projectId, membership } = useCurrentProject();
-  const memberships = session.data?.memberships ?? [];
+  const { projectId, membership, isPending } = useCurrentProject();
+  const { projects, error: projectsError } = useProjects();
 
   return (
     <div className="min-h-screen bg-slate-50">
@@ -39,9 +39,10 @@ export default function ProjectLayout() {
               onChange={(e) => navigate(`/p/${e.target.value}/keys`)}
               aria-label="Switch project"
             >
-              {memberships.map((m) => (
+              {!membership && <option value={projectId}>—</option>}
+              {projects.map((m) => (
                 <option key={m.project_id} value={m.project_id}>
-                  {m.project_name} ({m.role})
+                  {m.project_name} ({m.platform ? "platform owner" : m.role})
                 </option>
               ))}
             </Select>
@@ -75,7 +76,10 @@ export default function ProjectLayout() {
         </div>
       </header>
       <main id="main" className="mx-auto max-w-6xl px-4 py-8">
-        {!membership ? (
+        <ErrorMessage error={projectsError} title="Could not list the projects" />
+        {isPending ? (
+          <Loading what="your projects" />
+        ) : !membership ? (
           <EmptyState title="This project is not one of yours">
             Pick one of your projects in the switcher above, or ask one of this project's owners to add you.
           </EmptyState>
