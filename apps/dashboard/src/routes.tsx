@@ -7,6 +7,8 @@ import { ErrorMessage, Loading } from "./ui/states";
 const SignInPage = lazy(() => import("./auth/sign-in-page"));
 const HomeRedirect = lazy(() => import("./projects/home-redirect"));
 const ProjectLayout = lazy(() => import("./projects/project-layout"));
+const ActivityPage = lazy(() => import("./activity/activity-page"));
+const ActivityDetailPage = lazy(() => import("./activity/activity-detail-page"));
 const KeysPage = lazy(() => import("./keys/keys-page"));
 const SettingsPage = lazy(() => import("./settings/settings-page"));
 const TeamPage = lazy(() => import("./team/team-page"));
@@ -40,6 +42,8 @@ export function createRouter() {
             element: signedIn(<ProjectLayout />),
             children: [
               { index: true, element: <Navigate to="keys" replace /> },
+              { path: "activity", element: <ActivityPage /> },
+              { path: "activity/:activityId", element: <ActivityDetailPage /> },
               { path: "keys", element: <KeysPage /> },
               { path: "settings", element: <SettingsPage /> },
               { path: "team", element: <TeamPage /> },

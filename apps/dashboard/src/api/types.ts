@@ -85,3 +85,77 @@ export interface Template {
  */
 export const canAdminister = (role: Role | undefined) => role === "owner" || role === "admin";
 export const canEdit = (role: Role | undefined) => canAdminister(role) || role === "member";
+
+// apps/public-api/src/activity/activity.routes.ts
+export const ACTIVITY_STATUSES = [
+  "scheduled",
+  "queued",
+  "sending",
+  "sent",
+  "delivered",
+  "opened",
+  "clicked",
+  "bounced",
+  "complained",
+  "failed",
+  "cancelled",
+] as const;
+export type ActivityStatus = (typeof ACTIVITY_STATUSES)[number];
+
+export interface Activity {
+  id: string;
+  email_id: string;
+  recipient: string;
+  subject: string;
+  from: string;
+  status: ActivityStatus;
+  email_type: string;
+  source: string | null;
+  campaign_id: string | null;
+  batch_id: string | null;
+  created_at: string;
+  sent_at: string | null;
+  delivered_at: string | null;
+  opened_at: string | null;
+  clicked_at: string | null;
+  bounced_at: string | null;
+  failure_reason: string | null;
+}
+
+export interface ActivityPage {
+  activities: Activity[];
+  next_cursor: string | null;
+}
+
+export interface ActivityDetail {
+  activity: Pick<
+    Activity,
+    | "id"
+    | "email_id"
+    | "recipient"
+    | "from"
+    | "subject"
+    | "status"
+    | "email_type"
+    | "source"
+    | "campaign_id"
+    | "failure_reason"
+    | "created_at"
+  > & {
+    is_test: boolean;
+    provider_message_id: string | null;
+    html: string;
+    text: string | null;
+    data: unknown;
+  };
+  events: { type: string; occurred_at: string; payload: unknown }[];
+  webhook_deliveries: {
+    id: string;
+    event: string;
+    status: string;
+    attempts: number;
+    last_status_code: number | null;
+    url: string | null;
+    created_at: string;
+  }[];
+}

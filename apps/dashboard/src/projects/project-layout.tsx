@@ -8,6 +8,7 @@ import { EmptyState, ErrorMessage, Loading } from "../ui/states";
 import { useCurrentProject, useProjects } from "./use-project";
 
 const sections = [
+  { to: "activity", label: "Activity" },
   { to: "keys", label: "API keys" },
   { to: "settings", label: "Settings" },
   { to: "templates", label: "Templates" },
