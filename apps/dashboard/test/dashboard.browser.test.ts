@@ -1,8 +1,11 @@
 // The dashboard in headless Chromium (Debian's package, driven by playwright-core) against the real public-api,
 // PostgreSQL, RabbitMQ and Redis: sign-in, a refused password, a viewer's disabled key controls, regenerating the
 // test key while the live key keeps sending, a setting changed, a template's live preview, those actions in the
-// audit log, sign-out. playwright gives the browser a fresh profile (user data dir) of its own per launch. Every page is screenshotted (test/artifacts/) and checked by axe-core.
+// audit log, a test send seen only in the activity's Test view with its timeline and the email as sent (remote
+// images blocked until asked), a platform owner's project switcher, sign-out. playwright gives the browser a fresh profile (user data dir) of its own per launch. Every page is screenshotted (test/artifacts/) and checked by axe-core.
 import { readFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
@@ -112,6 +115,27 @@ describe("the dashboard", () => {
     await page.close();
   });
 
+  it("a platform owner who is a member of no project still finds every project in the switcher", async () => {
+    const platformOwner = `platform-${Date.now()}@example.com`;
+    expect(
+      (
+        await stack.admin("POST", "/admin/users", {
+          email: platformOwner,
+          password: PASSWORD,
+          platform_owner: true,
+        })
+      ).status,
+    ).toBe(201);
+    const ctx = await browser.newContext();
+    const page = await ctx.newPage();
+    await page.goto(`${stack.internal}/dashboard/sign-in`);
+    await signIn(page, platformOwner, PASSWORD);
+    await page.waitForURL(/\/dashboard\/p\/[0-9a-f-]{36}\/keys$/);
+    const options = await page.getByLabel("Switch project").locator("option").allTextContents();
+    expect(options).toContain("Dashboard test shop (platform owner)");
+    await ctx.close();
+  });
+
   it("a viewer sees the keys but cannot regenerate them", async () => {
     const ctx = await browser.newContext();
     const page = await ctx.newPage();
@@ -156,6 +180,74 @@ describe("the dashboard", () => {
       const live = await sendEmail(liveKey);
       expect(live.status, await live.text()).toBe(200);
       expect((await sendEmail(newTestKey!)).status).toBe(200);
+    });
+
+    it("shows a test send only in the Test view, with its timeline and the email as sent, remote images held back", async () => {
+      // a remote image of our own: the dashboard must not fetch it until "Load remote content"
+      let pixelHits = 0;
+      const pixel: Server = createServer((_req, res) => {
+        pixelHits++;
+        res
+          .writeHead(200, { "content-type": "image/gif" })
+          .end(Buffer.from("R0lGODlhAQABAAAAACw=", "base64"));
+      });
+      await new Promise<void>((resolve) => pixel.listen(0, "127.0.0.1", resolve));
+      const pixelUrl = `http://127.0.0.1:${(pixel.address() as AddressInfo).port}/pixel.gif`;
+      try {
+        const keys = (await stack.admin("GET", `/admin/projects/${projectId}/keys`)).body;
+        const stamp = Date.now();
+        const send = async (key: string, subject: string) => {
+          const res = await fetch(`${stack.public}/v1/send-email`, {
+            method: "POST",
+            headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+            body: JSON.stringify({
+              recipient_email: "bob@example.org",
+              sender_email: sender,
+              subject,
+              html_body: `<h1>Your order ships</h1><img src="${pixelUrl}" alt="">`,
+            }),
+          });
+          expect(res.status, await res.text()).toBe(200);
+        };
+        const testSubject = `Test order ${stamp}`;
+        const liveSubject = `Live order ${stamp}`;
+        await send(keys.test.key, testSubject);
+        await send(keys.live.key, liveSubject);
+
+        await page.getByRole("link", { name: "Activity", exact: true }).click();
+        await page.getByRole("link", { name: liveSubject }).waitFor();
+        expect(await page.getByRole("link", { name: testSubject }).count()).toBe(0);
+        await page.getByRole("button", { name: "Test", exact: true }).click();
+        await page.waitForURL(/activity\?mode=test$/);
+        await page.getByRole("link", { name: testSubject }).waitFor();
+        expect(await page.getByRole("link", { name: liveSubject }).count()).toBe(0);
+        await shoot(page, "activity");
+
+        // a filter lives in the URL and says what to do when nothing matches
+        await page.getByLabel("Recipient").fill("nobody@example.org");
+        await page.getByRole("button", { name: "Filter" }).click();
+        await page.waitForURL(/mode=test&recipient=nobody%40example\.org/);
+        await page.getByText("No emails match these filters").waitFor();
+        await page.getByRole("button", { name: "Clear" }).click();
+        await page.waitForURL(/activity\?mode=test$/);
+
+        await page.getByRole("link", { name: testSubject }).click();
+        await page.waitForURL(/\/activity\/[0-9a-f-]{36}$/);
+        await page.getByRole("heading", { name: `Email: ${testSubject}` }).waitFor();
+        const timeline = page.getByRole("list", { name: "Event timeline" });
+        expect(await timeline.getByRole("listitem").first().textContent()).toContain("accepted");
+        const frame = page.frameLocator('iframe[title="The email as sent"]');
+        await expect.poll(() => frame.locator("h1").textContent()).toBe("Your order ships");
+        expect(await page.locator('iframe[title="The email as sent"]').getAttribute("sandbox")).toBe("");
+        await shoot(page, "activity-detail");
+        expect(pixelHits, "a remote image loaded before it was asked for").toBe(0);
+        await page.getByRole("button", { name: "Load remote content" }).click();
+        await expect.poll(() => pixelHits, { timeout: 10_000 }).toBeGreaterThan(0);
+        await page.getByRole("link", { name: "Back to the activity" }).click();
+        await page.waitForURL(/activity\?mode=test$/);
+      } finally {
+        pixel.close();
+      }
     });
 
     it("changes a setting, and shows the API's words for a refused one", async () => {
