@@ -176,11 +176,11 @@ export function createResolveRepo(db: Db, domain: string): ResolveRepo {
       return this.byLegacy(projectId, activityId);
     },
     async sendsTo(recipient, since) {
-      // activities_recipient_sent_idx: (lower(recipient), created_at) of sends the provider accepted
+      // activities_recipient_sent_idx: (lower(recipient), created_at) of sends that left (sent_at, with the provider id)
       const { rows } = await db.pool.query<SendRow & { data: unknown; from_template: boolean }>(
         `SELECT ${cols}, a.data, m.template_id IS NOT NULL AS from_template
            FROM activities a JOIN email_messages m ON m.id = a.email_message_id ${THREAD_JOIN}
-          WHERE lower(a.recipient) = $1 AND a.created_at >= $3 AND a.provider_message_id IS NOT NULL
+          WHERE lower(a.recipient) = $1 AND a.created_at >= $3 AND a.sent_at IS NOT NULL
           ORDER BY a.created_at DESC LIMIT ${SUBJECT_CANDIDATES}`,
         [recipient.trim().toLowerCase(), domain, since],
       );

@@ -34,11 +34,11 @@ export const MSG_TOO_MANY_AUTH_FAILURES =
  */
 export function clientAddress(req: {
   header(name: string): string | undefined;
-  socket: { remoteAddress?: string | undefined };
+  socket?: { remoteAddress?: string | undefined } | null;
 }): string {
   const forwarded = req.header("x-forwarded-for");
   const last = forwarded?.split(",").at(-1)?.trim();
-  return last || req.socket.remoteAddress || "unknown";
+  return last || req.socket?.remoteAddress || "unknown";
 }
 
 /** Express middleware to put before the routes that authenticate with an API key. */

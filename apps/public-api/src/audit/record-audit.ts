@@ -75,6 +75,9 @@ export function recordAudit(deps: { db: Db; logger: Logger }): RequestHandler {
       req.path === "/auth/sign-in"
     )
       return next();
+    // read now: by the time the answer is sent a refused upload's socket may be gone
+    const ip = clientAddress(req);
+    const userAgent = req.header("user-agent") ?? null;
     res.once("finish", () => {
       const actor = res.locals.actor as Actor | undefined;
       const a = auditAction(req.method, req.path);
@@ -86,8 +89,8 @@ export function recordAudit(deps: { db: Db; logger: Logger }): RequestHandler {
         action: a.action,
         route: a.route,
         status: res.statusCode,
-        ip: clientAddress(req),
-        userAgent: req.header("user-agent") ?? null,
+        ip,
+        userAgent,
       }).catch((err: unknown) => deps.logger.error({ err, action: a.action }, "audit event not written"));
     });
     next();
