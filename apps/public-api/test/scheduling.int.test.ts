@@ -139,3 +139,20 @@ describe("GET and DELETE /v1/scheduled-sends/:id", () => {
     expect((await request(h.app).get(`/v1/scheduled-sends/${id}`)).status).toBe(401);
   });
 });
+
+describe("a project that scopes its test keys to test data (issue 49)", () => {
+  it("hides a live scheduled send from its test key: neither shown nor cancelled", async () => {
+    const id = (await post({ scheduled_at: "2099-06-06T06:06:00Z" })).body.scheduled_send_id as string;
+    // off by default (the spec's reading): the test key sees the live send
+    expect((await request(h.app).get(`/v1/scheduled-sends/${id}`).set(bearer(p.testKey))).status).toBe(200);
+    await h.deps.db.pool.query("UPDATE projects SET test_keys_test_data_only = true WHERE id = $1", [
+      p.projectId,
+    ]);
+    expect((await request(h.app).get(`/v1/scheduled-sends/${id}`).set(bearer(p.testKey))).status).toBe(404);
+    expect((await request(h.app).delete(`/v1/scheduled-sends/${id}`).set(bearer(p.testKey))).status).toBe(
+      404,
+    );
+    const live = await request(h.app).get(`/v1/scheduled-sends/${id}`).set(bearer(p.liveKey));
+    expect(live.body).toMatchObject({ status: "scheduled" });
+  });
+});

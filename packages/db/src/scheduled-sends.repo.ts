@@ -1,6 +1,6 @@
 import { senderAddressForms, senderDomain, type ProjectId } from "@emailsvc/contracts";
 import type { PoolClient } from "pg";
-import { connOf, type DbOrClient } from "./create-db";
+import { connOf, type Db, type DbOrClient } from "./create-db";
 import { QUOTA_REFUND_CTES } from "./quota";
 import { senderVerifiedSql } from "./sender-verified-sql";
 
@@ -227,4 +227,13 @@ export async function countScheduledRecipients(
     [scheduledSendId, projectId],
   );
   return Object.fromEntries(r.rows.map((c) => [c.status, c.n]));
+}
+
+/** Whether every activity of the scheduled send is a test send (the test keys' scope of issue 49). */
+export async function scheduledSendIsTest(db: Db, projectId: ProjectId, id: string): Promise<boolean> {
+  const { rows } = await db.pool.query<{ test: boolean | null }>(
+    "SELECT bool_and(is_test) AS test FROM activities WHERE project_id = $1 AND scheduled_send_id = $2",
+    [projectId, id],
+  );
+  return rows[0]?.test ?? false;
 }

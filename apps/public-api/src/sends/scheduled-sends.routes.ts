@@ -5,6 +5,8 @@ import {
   countScheduledRecipients,
   type Db,
   findScheduledSend,
+  scheduledSendIsTest,
+  testKeysScoped,
   type ScheduledSendRow,
 } from "@emailsvc/db";
 import {
@@ -29,15 +31,29 @@ export function scheduledSendsRouter(deps: { db: Db; lookupApiKey: ApiKeyLookup 
   const r = Router();
   const auth = apiKeyAuth(deps.lookupApiKey);
 
-  async function find(projectId: ProjectId, id: string): Promise<ScheduledSendRow> {
+  /**
+   * The key's project's scheduled send; for a test key of a project that scopes test keys to test data (issue 49),
+   * only one of test sends: a live one is not found.
+   */
+  async function find(
+    projectId: ProjectId,
+    id: string,
+    mode: "live" | "test" = "live",
+  ): Promise<ScheduledSendRow> {
     const row = isUuid(id) ? await findScheduledSend(deps.db, projectId, id) : null;
-    if (!row) throw new AppError(ErrorCode.NOT_FOUND, "Scheduled send not found");
+    if (
+      !row ||
+      (mode === "test" &&
+        (await testKeysScoped(deps.db, projectId)) &&
+        !(await scheduledSendIsTest(deps.db, projectId, row.id)))
+    )
+      throw new AppError(ErrorCode.NOT_FOUND, "Scheduled send not found");
     return row;
   }
 
   r.get("/v1/scheduled-sends/:id", auth, async (req, res) => {
-    const { projectId } = getAuth(res);
-    const row = await find(projectId, req.params.id as string);
+    const { projectId, mode } = getAuth(res);
+    const row = await find(projectId, req.params.id as string, mode);
     const recipients = await countScheduledRecipients(deps.db, projectId, row.id);
     res.json({
       success: true,
@@ -53,8 +69,8 @@ export function scheduledSendsRouter(deps: { db: Db; lookupApiKey: ApiKeyLookup 
   });
 
   r.delete("/v1/scheduled-sends/:id", auth, async (req, res) => {
-    const { projectId } = getAuth(res);
-    const row = await find(projectId, req.params.id as string);
+    const { projectId, mode } = getAuth(res);
+    const row = await find(projectId, req.params.id as string, mode);
     const cancelled = await cancelScheduledSend(deps.db, projectId, row.id, row.created_at);
     if (cancelled === null) {
       const now = await find(projectId, row.id);
