@@ -45,7 +45,7 @@ export const envSchema = serviceEnv(3010)
       .int()
       .positive()
       .default(10 * 60_000),
-    /** Failed AUTH attempts allowed per IP and per username in AUTH_WINDOW before AUTH answers 454. */
+    /** Failed AUTH attempts allowed per IP, and per (username, password), in AUTH_WINDOW before AUTH answers 454. */
     SMTP_AUTH_MAX_FAILURES: z.coerce.number().int().positive().default(10),
     SMTP_AUTH_WINDOW_MS: z.coerce
       .number()

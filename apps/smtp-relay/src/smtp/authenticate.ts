@@ -6,6 +6,8 @@ import { type SmtpError, smtpError } from "./smtp-errors";
 
 /** What onAuth needs to know about the connection. */
 export interface AuthAttempt {
+  /** Free text (`apikey` by convention); throttled together with the password, never alone. */
+  username: string | null | undefined;
   password: string | null | undefined;
   /** The client's address (throttling, the loopback rule). */
   ip: string;
@@ -31,12 +33,18 @@ export async function authenticate(
 ): Promise<{ ok: true; auth: RelayAuth } | { ok: false; error: SmtpError }> {
   if (!attempt.secure && !(deps.env.SMTP_ALLOW_INSECURE_AUTH && LOOPBACK.test(attempt.ip)))
     return { ok: false, error: smtpError(530, "5.7.0 Must issue a STARTTLS command first") };
-  if (throttle.blocked(attempt.ip))
+  const password = attempt.password ?? "";
+  // bounded, so a huge AUTH argument costs no more to hash than a key
+  const throttleKey = {
+    ip: attempt.ip,
+    username: (attempt.username ?? "").slice(0, 256),
+    password: password.slice(0, MAX_PASSWORD + 1),
+  };
+  if (throttle.blocked(throttleKey))
     return {
       ok: false,
       error: smtpError(454, "4.7.0 Too many failed authentication attempts; try again later"),
     };
-  const password = attempt.password ?? "";
   let key: Awaited<ReturnType<typeof findApiKey>> = null;
   if (password.length > 0 && password.length <= MAX_PASSWORD) {
     try {
@@ -47,8 +55,12 @@ export async function authenticate(
     }
   }
   if (!key) {
-    throttle.failed(attempt.ip);
-    deps.logger.warn({ ip: attempt.ip }, "smtp auth: invalid API key");
+    throttle.failed(throttleKey);
+    // the username is logged (it names the client's configuration), the password never
+    deps.logger.warn(
+      { ip: attempt.ip, username: throttleKey.username.slice(0, 64) },
+      "smtp auth: invalid API key",
+    );
     return {
       ok: false,
       error: smtpError(535, "5.7.8 Authentication credentials invalid: the password must be an API key"),

@@ -80,6 +80,7 @@ export function createSmtpRelay(deps: Deps, opts: { graceMs?: number } = {}): Sm
 
     onAuth(auth, session, callback) {
       authenticate(deps, throttle, {
+        username: auth.username,
         password: auth.password,
         ip: session.remoteAddress,
         secure: session.secure,
