@@ -255,3 +255,110 @@ export async function activitiesFrom(db: Db, project: { projectId: string; sende
   );
   return rows;
 }
+
+/** A child process of the repo (`entry` under tsx, as `pnpm start` runs it), ready when `readyUrl` answers 2xx. */
+export async function spawnChild(
+  name: string,
+  entry: string,
+  env: Record<string, string>,
+  readyUrl: string,
+): Promise<{ stop(): Promise<void> }> {
+  fs.mkdirSync(logDir, { recursive: true });
+  const out = fs.openSync(path.join(logDir, `${name}.log`), "a");
+  const proc = spawnTs(entry, { cwd: root, env: { ...process.env, ...env }, stdio: ["ignore", out, out] });
+  const exited = new Promise<void>((r) => proc.once("exit", () => r()));
+  const stop = async () => {
+    if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGTERM");
+    const timer = setTimeout(() => proc.kill("SIGKILL"), 15_000);
+    await exited;
+    clearTimeout(timer);
+  };
+  try {
+    await waitFor(
+      async () => {
+        if (proc.exitCode !== null) throw new Error(`${name} exited; see ${logDir}/${name}.log`);
+        return fetch(readyUrl).then(
+          (r) => r.ok,
+          () => false,
+        );
+      },
+      150_000,
+      `${name} to be ready`,
+      200,
+    );
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { stop };
+}
+
+/**
+ * A TCP proxy to `target` (PostgreSQL) that a test can take down and bring back on the same port: `down()` stops
+ * listening and cuts every connection through it, as a database host that went away; `up()` listens again.
+ */
+export async function startTcpProxy(target: { host: string; port: number }) {
+  const port = await freePort();
+  const sockets = new Set<net.Socket>();
+  let server: net.Server | null = null;
+  const up = () =>
+    new Promise<void>((resolve, reject) => {
+      const s = net.createServer((client) => {
+        const upstream = net.connect(target.port, target.host);
+        for (const sock of [client, upstream]) {
+          sockets.add(sock);
+          sock.once("close", () => sockets.delete(sock));
+          sock.on("error", () => {
+            client.destroy();
+            upstream.destroy();
+          });
+        }
+        client.pipe(upstream).pipe(client);
+      });
+      s.once("error", reject);
+      s.listen(port, "127.0.0.1", () => {
+        server = s;
+        resolve();
+      });
+    });
+  const down = () =>
+    new Promise<void>((resolve) => {
+      for (const sock of sockets) sock.destroy();
+      if (!server) return resolve();
+      server.close(() => resolve());
+      server = null;
+    });
+  await up();
+  return { port, up, down };
+}
+
+/** A local webhook receiver answering 200; `hits` are the requests it got, path and parsed body. */
+export async function startReceiver() {
+  const hits: { path: string; body: { event?: string; data?: Record<string, unknown> } }[] = [];
+  const server = http.createServer((req, res) => {
+    let body = "";
+    req.setEncoding("utf8");
+    req.on("data", (c: string) => (body += c));
+    req.on("end", () => {
+      let parsed = {};
+      try {
+        parsed = JSON.parse(body) as object;
+      } catch {
+        /* kept as {} */
+      }
+      hits.push({ path: req.url ?? "", body: parsed });
+      res.end("ok");
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const base = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
+  return {
+    hits,
+    url: (p: string) => `${base}${p}`,
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
+}
