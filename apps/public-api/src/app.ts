@@ -6,6 +6,8 @@ import { baseApp, type Traffic } from "@emailsvc/runtime";
 import { accountsRouter } from "./accounts/accounts.routes";
 import { adminAccess } from "./accounts/admin-access";
 import { activityRouter } from "./activity/activity.routes";
+import { suppressionsRouter } from "./suppressions/suppressions.routes";
+import { webhooksRouter } from "./webhooks/webhooks.routes";
 import { auditRouter } from "./audit/audit.routes";
 import { recordAudit } from "./audit/record-audit";
 import { adminRouter } from "./admin/admin.routes";
@@ -52,7 +54,8 @@ export function createApp(deps: Deps, lifecycle?: Traffic, opts: { fastPaths?: b
       redis: deps.redis,
       limit: deps.env.AUTH_FAILURE_LIMIT,
       windowMs: deps.env.RATE_LIMIT_WINDOW_MS,
-      onStoreError: (err) => deps.logger.warn({ err: (err as Error)?.message }, "auth failure count unavailable"),
+      onStoreError: (err) =>
+        deps.logger.warn({ err: (err as Error)?.message }, "auth failure count unavailable"),
     }),
   );
   app.use(docsRouter());
@@ -157,6 +160,8 @@ export function createInternalApp(deps: Deps, lifecycle?: Traffic): Express {
     }),
     auditRouter({ db: deps.db }),
     activityRouter({ db: deps.db }),
+    webhooksRouter({ db: deps.db, kickOutbox: () => deps.outbox.kick() }),
+    suppressionsRouter({ db: deps.db }),
     adminRouter({
       db: deps.db,
       encryptionKey: deps.env.API_KEY_ENCRYPTION_KEY,

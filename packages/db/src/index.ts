@@ -36,6 +36,7 @@ export * from "./send-claims.repo";
 export * from "./threads.repo";
 export * from "./reply-resolution.repo";
 export * from "./webhook-deliveries.repo";
+export * from "./suppressions.repo";
 export * from "./projects.repo";
 export * from "./inbound-mail.repo";
 export * from "./listing";

@@ -1,6 +1,6 @@
 import { isUuid, type ProjectId } from "@emailsvc/contracts";
 import { createBatcher } from "./batcher";
-import type { Db, Queryable } from "./create-db";
+import { connOf, type Db, type DbOrClient, type Queryable } from "./create-db";
 
 // The webhook deliveries aggregate (spec 6.3): one delivery per (event, kind) with its stored body, and the
 // attempts logged against it.
@@ -424,10 +424,14 @@ export interface RedeliveryCandidate {
   has_url: boolean;
 }
 
-/** The delivery, locked for the rest of the transaction `c` (the admin API's redeliver); undefined when none. */
+/**
+ * The delivery, locked for the rest of the transaction `c` (the admin API's redeliver); undefined when none, or when
+ * `projectId` is given and the delivery is another project's (the project-scoped route; the platform route gives none).
+ */
 export async function lockDeliveryForRedelivery(
   c: Queryable,
   deliveryId: string,
+  projectId: ProjectId | null = null,
 ): Promise<RedeliveryCandidate | undefined> {
   if (!isUuid(deliveryId)) return undefined;
   const { rows } = await c.query<RedeliveryCandidate>(
@@ -436,8 +440,8 @@ export async function lockDeliveryForRedelivery(
                           THEN CASE WHEN d.is_test THEN p.inbound_webhook_url_dev ELSE p.inbound_webhook_url END
                           ELSE CASE WHEN d.is_test THEN p.webhook_url_dev ELSE p.webhook_url END END, '') <> '' AS has_url
        FROM webhook_deliveries d JOIN projects p ON p.id = d.project_id
-      WHERE d.id = $1 FOR UPDATE OF d`,
-    [deliveryId],
+      WHERE d.id = $1 AND ($2::uuid IS NULL OR d.project_id = $2) FOR UPDATE OF d`,
+    [deliveryId, projectId],
   );
   return rows[0];
 }
@@ -462,4 +466,126 @@ export async function listProjectDeliveries(
     [projectId, status],
   );
   return rows;
+}
+
+// --- the dashboard's webhooks page (issue 45) -------------------------------------------------------------------
+
+export interface DeliveryListFilter {
+  /** spec 2 and 5: test sends' deliveries apart from live ones */
+  isTest: boolean;
+  statuses?: readonly string[];
+  /** the event type, e.g. email.bounced */
+  event?: string;
+  /** keyset: the (created_at, id) of the previous page's last row */
+  after?: { createdAt: Date; id: string };
+  limit: number;
+}
+
+export interface DeliveryListRow {
+  id: string;
+  event_id: string;
+  kind: string;
+  event: string;
+  is_test: boolean;
+  url: string | null;
+  status: string;
+  attempts: number;
+  last_status_code: number | null;
+  next_attempt_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const LIST_COLUMNS = `id, event_id, kind, event, is_test, url, status, attempts, last_status_code, next_attempt_at,
+       created_at, updated_at`;
+
+/**
+ * One page of a project's deliveries, newest first, keyset-paged on (created_at, id) over the (project_id,
+ * created_at) index: a page costs the same at millions of deliveries as at a few. Never OFFSET.
+ */
+export async function listDeliveries(
+  db: DbOrClient,
+  projectId: ProjectId,
+  f: DeliveryListFilter,
+): Promise<DeliveryListRow[]> {
+  const { rows } = await connOf(db).query<DeliveryListRow>(
+    `SELECT ${LIST_COLUMNS} FROM webhook_deliveries
+      WHERE project_id = $1 AND is_test = $2
+        AND ($3::text[] IS NULL OR status = ANY($3))
+        AND ($4::text IS NULL OR event = $4)
+        AND ($5::timestamptz IS NULL OR (created_at, id) < ($5, $6::uuid))
+      ORDER BY created_at DESC, id DESC
+      LIMIT $7`,
+    [
+      projectId,
+      f.isTest,
+      f.statuses?.length ? f.statuses : null,
+      f.event ?? null,
+      f.after?.createdAt ?? null,
+      f.after?.id ?? null,
+      f.limit,
+    ],
+  );
+  return rows;
+}
+
+export interface AttemptRow {
+  attempt_number: number;
+  status_code: number | null;
+  duration_ms: number;
+  error: string | null;
+  /** the first 500 characters of the receiver's answer */
+  response_excerpt: string | null;
+  created_at: Date;
+}
+
+/** One delivery of the project with the body it sends and its attempts, oldest first; undefined when none. */
+export async function findDeliveryDetail(
+  db: DbOrClient,
+  projectId: ProjectId,
+  deliveryId: string,
+): Promise<{ delivery: DeliveryListRow & { body: string }; attempts: AttemptRow[] } | undefined> {
+  if (!isUuid(deliveryId)) return undefined;
+  const conn = connOf(db);
+  const [d, a] = await Promise.all([
+    conn.query<DeliveryListRow & { body: string }>(
+      `SELECT ${LIST_COLUMNS}, body FROM webhook_deliveries WHERE id = $2 AND project_id = $1`,
+      [projectId, deliveryId],
+    ),
+    conn.query<AttemptRow>(
+      `SELECT attempt_number, status_code, duration_ms, error, left(response_body, 500) AS response_excerpt, created_at
+         FROM webhook_attempts WHERE delivery_id = $2 AND project_id = $1
+        ORDER BY created_at, attempt_number LIMIT 200`,
+      [projectId, deliveryId],
+    ),
+  ]);
+  const delivery = d.rows[0];
+  return delivery ? { delivery, attempts: a.rows } : undefined;
+}
+
+/** A project's four receivers as set now, with since when each has been failing (null: healthy). */
+export interface WebhookReceivers {
+  webhook_url: string | null;
+  webhook_failing_since: Date | null;
+  webhook_url_dev: string | null;
+  webhook_dev_failing_since: Date | null;
+  inbound_webhook_url: string | null;
+  inbound_webhook_failing_since: Date | null;
+  inbound_webhook_url_dev: string | null;
+  inbound_webhook_dev_failing_since: Date | null;
+}
+
+/** The project's receivers and their failing state (set by the webhook-dispatcher); undefined when no project. */
+export async function findWebhookReceivers(
+  db: DbOrClient,
+  projectId: ProjectId,
+): Promise<WebhookReceivers | undefined> {
+  const { rows } = await connOf(db).query<WebhookReceivers>(
+    `SELECT webhook_url, webhook_failing_since, webhook_url_dev, webhook_dev_failing_since,
+            inbound_webhook_url, inbound_webhook_failing_since, inbound_webhook_url_dev,
+            inbound_webhook_dev_failing_since
+       FROM projects WHERE id = $1`,
+    [projectId],
+  );
+  return rows[0];
 }

@@ -13,6 +13,8 @@ import { inboundPaths } from "../threads/admin-inbound.routes";
 import { importPaths } from "../imports/imports.openapi";
 import { accountPaths } from "../accounts/accounts.openapi";
 import { activityPaths } from "../activity/activity.routes";
+import { webhookPaths } from "../webhooks/webhooks.openapi";
+import { suppressionPaths } from "../suppressions/suppressions.openapi";
 
 const json = (schema: z.ZodType) => ({
   content: {
@@ -185,6 +187,8 @@ export function adminOpenApi() {
       ...importPaths(json, ok),
       ...accountPaths(json, ok),
       ...activityPaths(ok),
+      ...webhookPaths(ok),
+      ...suppressionPaths(ok),
       "/admin/webhook-deliveries": {
         get: {
           summary: "A project's latest 200 client webhook deliveries, optionally of one status",

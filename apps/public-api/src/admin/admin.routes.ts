@@ -24,7 +24,7 @@ import { adminCampaignsRouter } from "../campaigns/admin-campaigns.routes";
 import { adminShopsRouter } from "../shops/admin-shops.routes";
 import { adminLeadsRouter } from "../leads/admin-leads.routes";
 import { adminInboundRouter } from "../threads/admin-inbound.routes";
-import { redeliverWebhook } from "./redeliver-webhook";
+import { redeliverWebhook } from "../webhooks/redeliver-webhook";
 import type { CampaignDeps } from "../campaigns/campaign-deps";
 
 export interface AdminDeps {

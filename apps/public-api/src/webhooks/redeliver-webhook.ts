@@ -1,4 +1,4 @@
-import { Exchanges, makeEnvelope, RoutingKeys } from "@emailsvc/contracts";
+import { Exchanges, makeEnvelope, type ProjectId, RoutingKeys } from "@emailsvc/contracts";
 import {
   type Db,
   insertOutboxRows,
@@ -18,9 +18,14 @@ const FINISHED_DELIVERY = new Set(["succeeded", "exhausted", "skipped"]);
  * One transaction: the delivery goes back to `pending` only together with the event that re-sends it. The
  * caller kicks the outbox relay afterwards.
  */
-export async function redeliverWebhook(db: Db, deliveryId: string): Promise<void> {
+export async function redeliverWebhook(
+  db: Db,
+  deliveryId: string,
+  /** the project the delivery must belong to (the project's route); null: any (the platform route) */
+  projectId: ProjectId | null = null,
+): Promise<void> {
   await withTransaction(db, async (c) => {
-    const row = await lockDeliveryForRedelivery(c, deliveryId);
+    const row = await lockDeliveryForRedelivery(c, deliveryId, projectId);
     if (!row) throw new AppError(ErrorCode.NOT_FOUND, "Webhook delivery not found");
     // Only when the project has a URL for the mode now (it would otherwise wait for ever), and only a
     // finished delivery (one still being retried would get a second, parallel series of attempts).
