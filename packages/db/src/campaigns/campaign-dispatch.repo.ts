@@ -17,6 +17,26 @@ import type { CampaignRow } from "./campaigns.repo";
 /** Ledger writes of at least this many rows refresh the table's statistics (materialiseCampaign). */
 const ANALYZE_AFTER_ROWS = 20_000;
 
+/**
+ * Whether a ledger write of `inserted` rows leaves the planner's statistics of campaign_recipients behind: when it
+ * is big (ANALYZE_AFTER_ROWS), or when autovacuum's own rule would call the table due for it (more than
+ * autovacuum_analyze_threshold + autovacuum_analyze_scale_factor × its rows as last counted). The second is what
+ * the first campaigns of a fresh database meet: a table never analysed (reltuples -1) gets a 10,000-row ledger,
+ * and its dispatch cycles ran on guesses (35 pending rows of 10,000; the ledger update hashed the whole table)
+ * until autovacuum, up to a minute later, or the dev stack's stand-in got to it.
+ */
+async function ledgerStatsStale(c: PoolClient, inserted: number): Promise<boolean> {
+  if (inserted >= ANALYZE_AFTER_ROWS) return true;
+  if (inserted === 0) return false;
+  const { rows } = await c.query<{ due: boolean }>(
+    `SELECT $1::float8 > current_setting('autovacuum_analyze_threshold')::float8
+              + current_setting('autovacuum_analyze_scale_factor')::float8 * greatest(reltuples, 0) AS due
+       FROM pg_class WHERE oid = 'campaign_recipients'::regclass`,
+    [inserted],
+  );
+  return rows[0]?.due ?? false;
+}
+
 /** Statuses whose campaigns may have sends in flight (queued, not yet answered by a send-worker). */
 const LIVE = `('pending', 'processing', 'paused', 'rate_limited')`;
 
@@ -60,9 +80,11 @@ export async function materialiseCampaign(
   const inserted = ins.rowCount ?? 0;
   // A big ledger written at once leaves the planner's statistics behind (autovacuum analyses later): it then
   // guessed ~200 pending rows for a 1,000,000-row campaign and claimed each cycle's 500 by sorting the whole
-  // campaign (2 s a cycle instead of 60 ms). ANALYZE samples a fixed number of rows, counts this transaction's
-  // own inserts, and its lock only keeps another ANALYZE or VACUUM of the table waiting until the commit.
-  if (inserted >= ANALYZE_AFTER_ROWS) await c.query("ANALYZE campaign_recipients");
+  // campaign (2 s a cycle instead of 60 ms). So does a small one on a small table (a fresh database's first
+  // campaigns): ledgerStatsStale. ANALYZE samples a fixed number of rows (all of a small table: a few ms),
+  // counts this transaction's own inserts, and its lock only keeps another ANALYZE or VACUUM of the table
+  // waiting until the commit.
+  if (await ledgerStatsStale(c, inserted)) await c.query("ANALYZE campaign_recipients");
   const counts = await countAudience(
     c,
     campaign.project_id,
