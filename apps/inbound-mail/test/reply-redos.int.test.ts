@@ -78,5 +78,8 @@ it("a hostile reply (105,000 spaces on one line, then ' on at' repeated; 111 KB)
   expect(answered).toBeGreaterThan(0);
   expect(failed).toEqual([]);
   expect(slowest).toBeLessThan(1000);
-  expect(receiverMs).toBeLessThan(2000); // two notifications, each answered within 1 s
+  // The receiver processes each notification before it answers (spec 4.9): the hostile reply's answer includes its
+  // bounded processing, and no answer waits past INBOUND_SYNC_BUDGET_MS (8 s) whatever the reply holds. Before the
+  // bounds, the hostile reply alone held the process for 22-48 s. The event loop's own responsiveness is `slowest`.
+  expect(receiverMs).toBeLessThan(2 * 8_000);
 });
