@@ -15,6 +15,9 @@ const TeamPage = lazy(() => import("./team/team-page"));
 const AuditPage = lazy(() => import("./audit/audit-page"));
 const TemplatesPage = lazy(() => import("./templates/templates-page"));
 const TemplateEditorPage = lazy(() => import("./templates/template-editor-page"));
+const WebhooksPage = lazy(() => import("./webhooks/webhooks-page"));
+const DeliveryPage = lazy(() => import("./webhooks/delivery-page"));
+const SuppressionsPage = lazy(() => import("./suppressions/suppressions-page"));
 
 const page = (node: ReactNode) => <Suspense fallback={<Loading what="the page" />}>{node}</Suspense>;
 const signedIn = (node: ReactNode) => page(<RequireSession>{node}</RequireSession>);
@@ -44,6 +47,9 @@ export function createRouter() {
               { index: true, element: <Navigate to="keys" replace /> },
               { path: "activity", element: <ActivityPage /> },
               { path: "activity/:activityId", element: <ActivityDetailPage /> },
+              { path: "webhooks", element: <WebhooksPage /> },
+              { path: "webhooks/:deliveryId", element: <DeliveryPage /> },
+              { path: "suppressions", element: <SuppressionsPage /> },
               { path: "keys", element: <KeysPage /> },
               { path: "settings", element: <SettingsPage /> },
               { path: "team", element: <TeamPage /> },

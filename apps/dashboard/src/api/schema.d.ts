@@ -81,6 +81,9 @@ export interface paths {
             auto_leads_subscribed?: boolean;
             postal_address?: string | null;
             require_signed_shop_webhooks?: boolean;
+            send_rate_limit?: number | null;
+            daily_send_cap?: number | null;
+            test_keys_test_data_only?: boolean;
             name: string;
             legacy_live_key?: boolean;
           };
@@ -193,7 +196,7 @@ export interface paths {
     delete?: never;
     options?: never;
     head?: never;
-    /** Update webhook URLs, default_timezone, on_send_unknown, postal_address, require_signed_shop_webhooks, name */
+    /** Update webhook URLs, default_timezone, on_send_unknown, postal_address, require_signed_shop_webhooks, send_rate_limit, daily_send_cap, test_keys_test_data_only, name */
     patch: {
       parameters: {
         query?: never;
@@ -216,6 +219,9 @@ export interface paths {
             auto_leads_subscribed?: boolean;
             postal_address?: string | null;
             require_signed_shop_webhooks?: boolean;
+            send_rate_limit?: number | null;
+            daily_send_cap?: number | null;
+            test_keys_test_data_only?: boolean;
             name?: string;
           };
         };
@@ -3835,6 +3841,495 @@ export interface paths {
     put?: never;
     post?: never;
     delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/admin/projects/{projectId}/webhook-deliveries": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        projectId: string;
+      };
+      cookie?: never;
+    };
+    /** The project's client webhook deliveries, newest first: live or test (mode), by status (comma-separated) and event, keyset-paged (cursor) */
+    get: {
+      parameters: {
+        query?: {
+          mode?: string;
+          status?: string;
+          event?: string;
+          cursor?: string;
+          limit?: string;
+        };
+        header?: never;
+        path: {
+          projectId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description deliveries, next_cursor (null on the last page) */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description a bad filter or cursor */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description missing or wrong admin token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description body too large */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/admin/projects/{projectId}/webhook-deliveries/{deliveryId}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        projectId: string;
+        deliveryId: string;
+      };
+      cookie?: never;
+    };
+    /** One delivery with the body it sends and its attempts (status code, duration, error, the first 500 characters of the answer) */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          projectId: string;
+          deliveryId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description delivery, attempts */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description invalid input */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description missing or wrong admin token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description not this project's */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description body too large */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/admin/projects/{projectId}/webhook-deliveries/{deliveryId}/redeliver": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        projectId: string;
+        deliveryId: string;
+      };
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Send a finished delivery of this project again (the project needs a URL for its mode) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          projectId: string;
+          deliveryId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description pending again */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description invalid input */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description missing or wrong admin token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description not this project's */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description still being delivered, or no URL for its mode */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description body too large */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/admin/projects/{projectId}/webhook-endpoints": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        projectId: string;
+      };
+      cookie?: never;
+    };
+    /** The project's four webhook URLs (events and inbound replies, live and test), each with since when its receiver has been failing (null: healthy) */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          projectId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description endpoints */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description invalid input */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description missing or wrong admin token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description no such project */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description body too large */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/admin/projects/{projectId}/suppressions": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        projectId: string;
+      };
+      cookie?: never;
+    };
+    /** The project's suppressed addresses in address order, each with its reason and date: searched by the start of the address (search), by reason, keyset-paged (cursor) */
+    get: {
+      parameters: {
+        query?: {
+          search?: string;
+          reason?: string;
+          cursor?: string;
+          limit?: string;
+        };
+        header?: never;
+        path: {
+          projectId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description suppressions, next_cursor (null on the last page) */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description invalid input */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description missing or wrong admin token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description body too large */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    put?: never;
+    /** Suppress an address by hand (reason manual unless given): no email is sent to it any more */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          projectId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: {
+        content: {
+          "application/json": {
+            /** Format: email */
+            email: string;
+            /**
+             * @default manual
+             * @enum {string}
+             */
+            reason?: "bounce" | "complaint" | "unsubscribed" | "manual";
+          };
+        };
+      };
+      responses: {
+        /** @description suppression */
+        201: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description invalid input */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description missing or wrong admin token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description already suppressed (its reason and date) */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description body too large */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/admin/projects/{projectId}/suppressions/{suppression}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        projectId: string;
+        /** @description the suppression's id or the address */
+        suppression: string;
+      };
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Lift a suppression: the address is sent to again */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          projectId: string;
+          /** @description the suppression's id or the address */
+          suppression: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description removed */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description invalid input */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description missing or wrong admin token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description not on the list */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description body too large */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
     options?: never;
     head?: never;
     patch?: never;

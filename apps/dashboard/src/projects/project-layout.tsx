@@ -9,6 +9,8 @@ import { useCurrentProject, useProjects } from "./use-project";
 
 const sections = [
   { to: "activity", label: "Activity" },
+  { to: "webhooks", label: "Webhooks" },
+  { to: "suppressions", label: "Suppressions" },
   { to: "keys", label: "API keys" },
   { to: "settings", label: "Settings" },
   { to: "templates", label: "Templates" },
