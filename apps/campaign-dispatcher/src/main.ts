@@ -13,8 +13,9 @@ runService({
   createInternalApp,
   startWork: async (deps, env) => {
     // Warm-up: the first GetAccount of a process (a new connection, the SDK's first request: 50-190 ms wall on a
-    // busy machine, 5-10 ms later) is made now rather than inside the first campaign's first cycle (issue 44).
-    await deps.providerQuota.current().catch(() => undefined);
+    // busy machine, 5-10 ms later) starts now rather than inside the first campaign's first cycle (issue 44), which
+    // then awaits the same call; not awaited here, so a slow provider never holds the start.
+    void deps.providerQuota.current().catch(() => undefined);
     const loop = startDispatchLoop({
       db: deps.db,
       logger: deps.logger,
