@@ -2,7 +2,8 @@
 // PostgreSQL, RabbitMQ and Redis: sign-in, a refused password, a viewer's disabled key controls, regenerating the
 // test key while the live key keeps sending, a setting changed, a template's live preview, those actions in the
 // audit log, a test send seen only in the activity's Test view with its timeline and the email as sent (remote
-// images blocked until asked), a platform owner's project switcher, sign-out. playwright gives the browser a fresh profile (user data dir) of its own per launch. Every page is screenshotted (test/artifacts/) and checked by axe-core.
+// images blocked until asked), a platform owner's project switcher, a suppression added and removed, a failed webhook delivery (seeded: no
+// webhook-dispatcher runs here) with its attempts and redelivered, sign-out. playwright gives the browser a fresh profile (user data dir) of its own per launch. Every page is screenshotted (test/artifacts/) and checked by axe-core.
 import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -13,6 +14,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { artifacts, type Stack, startStack } from "./stack";
 
 const require = createRequire(import.meta.url);
+// the driver @emailsvc/testing brings (this package has none of its own): a row only a dispatcher would write
+const pg = createRequire(require.resolve("@emailsvc/testing/jest-preset"))("pg") as {
+  Client: new (o: { connectionString?: string }) => {
+    connect(): Promise<void>;
+    query(sql: string, params?: unknown[]): Promise<{ rows: any[] }>;
+    end(): Promise<void>;
+  };
+};
 const AXE = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
 const CHROMIUM = process.env.DASHBOARD_CHROMIUM || "/usr/bin/chromium";
 const PASSWORD = "correct horse battery";
@@ -42,6 +51,17 @@ async function expectAccessible(page: Page, name: string) {
 async function shoot(page: Page, name: string) {
   await page.screenshot({ path: path.join(artifacts, `${name}.png`), fullPage: true });
   await expectAccessible(page, name);
+}
+
+/** SQL on the stack's database (stack.ts's set-up put its URL in DATABASE_URL). */
+async function sql(text: string, params: unknown[] = []) {
+  const client = new pg.Client({ connectionString: process.env.DATABASE_URL });
+  await client.connect();
+  try {
+    return (await client.query(text, params)).rows;
+  } finally {
+    await client.end();
+  }
 }
 
 async function signIn(page: Page, email: string, password: string) {
@@ -131,8 +151,10 @@ describe("the dashboard", () => {
     await page.goto(`${stack.internal}/dashboard/sign-in`);
     await signIn(page, platformOwner, PASSWORD);
     await page.waitForURL(/\/dashboard\/p\/[0-9a-f-]{36}\/keys$/);
-    const options = await page.getByLabel("Switch project").locator("option").allTextContents();
-    expect(options).toContain("Dashboard test shop (platform owner)");
+    // the list of every project arrives after the page: wait for it rather than read the select at once
+    await expect
+      .poll(() => page.getByLabel("Switch project").locator("option").allTextContents())
+      .toContain("Dashboard test shop (platform owner)");
     await ctx.close();
   });
 
@@ -150,6 +172,9 @@ describe("the dashboard", () => {
       await page.getByText("Only an owner or an admin of this project may regenerate keys.").count(),
     ).toBe(2);
     await shoot(page, "keys-viewer");
+    await page.getByRole("link", { name: "Suppressions" }).click();
+    await page.getByText("You are a viewer of this project").waitFor();
+    expect(await page.getByRole("button", { name: "Add suppression" }).isDisabled()).toBe(true);
     await ctx.close();
   });
 
@@ -298,11 +323,100 @@ describe("the dashboard", () => {
       await shoot(page, "team");
     });
 
+    it("adds a suppression, finds it by the start of its address, and removes it after a confirmation", async () => {
+      await page.getByRole("link", { name: "Suppressions" }).click();
+      await page.getByText("No suppressed addresses").waitFor();
+      await page.getByLabel("Email address").fill("Gone@Example.org");
+      await page.getByRole("button", { name: "Add suppression" }).click();
+      await page.getByRole("cell", { name: "gone@example.org", exact: true }).waitFor();
+      expect(await page.getByRole("cell", { name: "manual", exact: true }).count()).toBe(1);
+      await shoot(page, "suppressions");
+
+      await page.getByLabel("Search").fill("nobody");
+      await page.getByRole("button", { name: "Search" }).click();
+      await page.waitForURL(/suppressions\?search=nobody$/);
+      await page.getByText("No suppressed address starts with “nobody”").waitFor();
+      await page.getByLabel("Search").fill("GONE");
+      await page.getByRole("button", { name: "Search" }).click();
+      await page.getByRole("cell", { name: "gone@example.org", exact: true }).waitFor();
+
+      await page.getByRole("button", { name: "Remove gone@example.org" }).click();
+      const dialog = page.getByRole("dialog", { name: "Remove gone@example.org from the suppression list?" });
+      expect(await dialog.textContent()).toContain("sent again");
+      await dialog.getByRole("button", { name: "Remove" }).click();
+      await page.getByText("Removed gone@example.org: emails to it are sent again.").waitFor();
+      await page.getByText("No suppressed address starts with “GONE”").waitFor();
+      const left = await stack.admin("GET", `/admin/projects/${projectId}/suppressions`);
+      expect(left.body.suppressions).toEqual([]);
+    });
+
+    it("shows a failed webhook delivery with its attempts and the failing receiver, and redelivers it", async () => {
+      // what the webhook-dispatcher writes when a receiver keeps failing (none runs in this stack)
+      expect(
+        (
+          await stack.admin("PATCH", `/admin/projects/${projectId}`, {
+            webhook_url: "https://hooks.shop.example/emails",
+          })
+        ).status,
+      ).toBe(200);
+      await sql("UPDATE projects SET webhook_failing_since = now() - interval '1 hour' WHERE id = $1", [
+        projectId,
+      ]);
+      const [{ id }] = await sql(
+        `INSERT INTO webhook_deliveries (id, project_id, event_id, kind, event, is_test, url, body, status, attempts,
+                                         last_status_code, updated_at)
+         VALUES (gen_random_uuid(), $1, gen_random_uuid()::text, 'outbound', 'email.bounced', false, $2, $3,
+                 'exhausted', 2, 503, now())
+         RETURNING id`,
+        [
+          projectId,
+          "https://hooks.shop.example/emails",
+          JSON.stringify({ type: "email.bounced", data: { activity_id: crypto.randomUUID() } }),
+        ],
+      );
+      await sql(
+        `INSERT INTO webhook_attempts (id, delivery_id, project_id, attempt_number, status_code, response_body, duration_ms, error, created_at)
+         VALUES (gen_random_uuid(), $1, $2, 1, NULL, NULL, 10000, 'timed out after 10000 ms', now() - interval '1 minute'),
+                (gen_random_uuid(), $1, $2, 2, 503, 'Service Unavailable: receiver down', 87, NULL, now())`,
+        [id, projectId],
+      );
+
+      await page.getByRole("link", { name: "Webhooks" }).click();
+      const live = page.getByTestId("receiver-webhook_url");
+      await live.getByText("Failing since").waitFor();
+      expect(await live.textContent()).toContain("https://hooks.shop.example/emails");
+      expect(await page.getByTestId("receiver-webhook_url_dev").textContent()).toContain("not set");
+      await page.getByLabel("Status").selectOption("failed,exhausted");
+      await page.getByRole("button", { name: "Filter" }).click();
+      await page.waitForURL(/webhooks\?status=failed%2Cexhausted$/);
+      await page.getByRole("link", { name: "email.bounced" }).waitFor();
+      await shoot(page, "webhooks");
+
+      await page.getByRole("link", { name: "email.bounced" }).click();
+      await page.getByRole("heading", { name: "Delivery: email.bounced" }).waitFor();
+      await page.getByRole("cell", { name: "Service Unavailable: receiver down" }).waitFor();
+      expect(await page.getByRole("cell", { name: "timed out after 10000 ms" }).count()).toBe(1);
+      expect(await page.getByRole("cell", { name: "87 ms" }).count()).toBe(1);
+      expect(await page.getByTestId("delivery-status").textContent()).toBe("exhausted");
+      await shoot(page, "webhook-delivery");
+      await page.getByRole("button", { name: "Redeliver" }).click();
+      await page.getByText("Sent again: the delivery is pending").waitFor();
+      await expect.poll(() => page.getByTestId("delivery-status").textContent()).toBe("pending");
+      expect(await page.getByRole("button", { name: "Redeliver" }).isDisabled()).toBe(true);
+      const [row] = await sql("SELECT status, attempts FROM webhook_deliveries WHERE id = $1", [id]);
+      expect(row).toEqual({ status: "pending", attempts: 0 });
+      await page.getByRole("link", { name: "Back to the webhooks" }).click();
+      await page.waitForURL(/webhooks\?status=failed%2Cexhausted$/);
+    });
+
     it("finds these actions in the audit log, filtered through the URL", async () => {
       await page.getByRole("link", { name: "Audit log" }).click();
       await page.getByRole("cell", { name: "keys.test.regenerate" }).waitFor();
       expect(await page.getByRole("cell", { name: "project.update" }).count()).toBeGreaterThanOrEqual(1);
       expect(await page.getByRole("cell", { name: "templates.create" }).count()).toBe(1);
+      expect(await page.getByRole("cell", { name: "suppressions.create" }).count()).toBe(1);
+      expect(await page.getByRole("cell", { name: "suppressions.delete" }).count()).toBe(1);
+      expect(await page.getByRole("cell", { name: "webhook-deliveries.redeliver" }).count()).toBe(1);
       await shoot(page, "audit");
       await page.getByLabel("Action").fill("keys.test.regenerate");
       await page.getByRole("button", { name: "Filter" }).click();
