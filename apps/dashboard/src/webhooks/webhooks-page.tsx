@@ -95,9 +95,9 @@ export default function WebhooksPage() {
         </div>
       </PageHeader>
       <p className="mb-6 max-w-2xl text-sm text-slate-700">
-        Every email event and inbound reply is delivered to your receiver as a signed POST, retried 5 times
-        over about an hour. Open a delivery to see each attempt and what the receiver answered, and send it
-        again.
+        Every email event and inbound reply is delivered to your receiver as a signed POST, tried up to 5
+        times (by default over about 8 minutes). Open a delivery to see each attempt and what the receiver
+        answered, and send it again.
       </p>
       <Receivers projectId={projectId} />
       <h2 className="mb-3 text-lg font-semibold text-slate-900">Deliveries</h2>
