@@ -16,7 +16,7 @@ const { postgres, amqp, aws, apps, io } = restrict;
 const code = ["apps/**/*.ts", "packages/**/*.ts", "tools/**/*.ts"];
 
 export default tseslint.config(
-  { ignores: ["**/node_modules/**", "**/dist/**", "**/src/generated/**", ".local/**", "**/coverage/**"] },
+  { ignores: ["**/node_modules/**", "**/dist/**", "**/dist-test/**", "**/src/generated/**", ".local/**", "**/coverage/**"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -1,6 +1,7 @@
 // The real stack behind the browser tests: public-api (both listeners) as a child process on this package's own
 // freshly migrated database and RabbitMQ vhost (@emailsvc/testing's global set-up, the one every jest package uses),
-// serving the built dashboard from apps/dashboard/dist. Nothing is faked; the test drives it through HTTP only.
+// serving the built dashboard from apps/dashboard/dist-test (the test script's own build: `npm start` builds dist,
+// and a dev stack started by another package's test at the same time must not rebuild what this test serves). Nothing is faked; the test drives it through HTTP only.
 import type { ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -26,8 +27,8 @@ export interface Stack {
 }
 
 export async function startStack(): Promise<Stack> {
-  if (!existsSync(path.join(dashboardRoot, "dist", "index.html")))
-    throw new Error("apps/dashboard/dist is missing: the test script builds it first (vite build)");
+  if (!existsSync(path.join(dashboardRoot, "dist-test", "index.html")))
+    throw new Error("apps/dashboard/dist-test is missing: the test script builds it first (vite build --outDir dist-test)");
   mkdirSync(artifacts, { recursive: true });
   const setup = require(path.join(testingDir, "src/global-setup.js")) as (c: {
     rootDir: string;
@@ -55,7 +56,7 @@ export async function startStack(): Promise<Stack> {
       AWS_ACCESS_KEY_ID: "S3RVER",
       AWS_SECRET_ACCESS_KEY: "S3RVER",
       AUTH_FAILURE_LIMIT: "0",
-      DASHBOARD_DIST: path.join(dashboardRoot, "dist"),
+      DASHBOARD_DIST: path.join(dashboardRoot, "dist-test"),
     },
   });
   const internal = `http://127.0.0.1:${internalPort}`;
