@@ -18,6 +18,16 @@ export interface SmtpRelay {
 
 const authOf = (session: SMTPServerSession): RelayAuth => session.user as RelayAuth;
 
+/** How long a connection trusts a MAIL FROM sender it saw verified (one database round trip less a message). */
+const SENDER_RECHECK_MS = 30_000;
+/** Per connection (session id; dropped when it closes): `project\0sender` → when it was seen verified. */
+const sendersBySession = new Map<string, Map<string, number>>();
+function verifiedSenders(session: SMTPServerSession): Map<string, number> {
+  let m = sendersBySession.get(session.id);
+  if (!m) sendersBySession.set(session.id, (m = new Map()));
+  return m;
+}
+
 /** The 250 text: the activity the message became (and how many more when it had several `to` recipients). */
 export function okText(outcome: RelayOutcome): string {
   if (outcome.kind === "suppressed")
@@ -73,6 +83,7 @@ export function createSmtpRelay(deps: Deps, opts: { graceMs?: number } = {}): Sm
       callback();
     },
     onClose(session) {
+      sendersBySession.delete(session.id);
       const open = perIp.get(session.remoteAddress);
       open?.delete(session.id);
       if (open?.size === 0) perIp.delete(session.remoteAddress);
@@ -94,9 +105,19 @@ export function createSmtpRelay(deps: Deps, opts: { graceMs?: number } = {}): Sm
       const sender = address.address;
       if (!sender || !isEmailAddress(sender))
         return callback(smtpError(550, "5.7.1 A verified sender address is required in MAIL FROM"));
+      // A pooled client sends many messages from one sender over a connection: a sender this connection's
+      // project had verified within SENDER_RECHECK_MS is not looked up again. The From: header is still checked
+      // against the database with each message (acceptSmtpMessage), and it is what the email is sent from.
+      const verified = verifiedSenders(session);
+      const cacheKey = `${authOf(session).projectId}\0${sender}`;
+      const at = verified.get(cacheKey);
+      if (at !== undefined && Date.now() - at < SENDER_RECHECK_MS) return callback();
       checkSenderVerified(deps.db, authOf(session).projectId, sender).then(
-        (v) =>
-          v.verified ? callback() : callback(smtpError(550, `5.7.1 ${senderNotVerified(sender).message}`)),
+        (v) => {
+          if (!v.verified) return callback(smtpError(550, `5.7.1 ${senderNotVerified(sender).message}`));
+          verified.set(cacheKey, Date.now());
+          callback();
+        },
         (err: unknown) => {
           logger.error({ err }, "smtp: sender check failed");
           callback(temporaryFailure());
