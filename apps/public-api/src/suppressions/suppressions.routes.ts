@@ -1,6 +1,6 @@
 import { Router } from "express";
 import { z } from "zod";
-import { isUuid, type ProjectId, projectIdOf } from "@emailsvc/contracts";
+import { isEmailAddress, isUuid, type ProjectId, projectIdOf } from "@emailsvc/contracts";
 import {
   addSuppression,
   type Db,
@@ -85,6 +85,12 @@ export function suppressionsRouter(deps: { db: Db }): Router {
   r.delete("/projects/:projectId/suppressions/:suppression", async (req, res) => {
     const projectId = project(String(req.params.projectId));
     const key = String(req.params.suppression);
+    // neither an id nor an address (a NUL, which PostgreSQL's text refuses, included): on no list
+    if (!isUuid(key) && !isEmailAddress(key))
+      throw new AppError(
+        ErrorCode.NOT_FOUND,
+        "Not on this project's suppression list: give a suppression's id or its email address",
+      );
     const removed = await removeSuppression(deps.db, projectId, isUuid(key) ? { id: key } : { email: key });
     if (!removed) throw new AppError(ErrorCode.NOT_FOUND, `${key} is not on this project's suppression list`);
     res.json({ success: true, removed: view(removed) });
