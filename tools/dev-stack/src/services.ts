@@ -4,6 +4,8 @@
  */
 export interface ServiceSpec {
   name: string;
+  /** The app it runs (apps/<app>), when the name is a replica's (`send-worker-2`); else the name. */
+  app?: string;
   port: number;
   internalPort?: number;
   /** Public path prefixes routed to this service by the gateway. */
@@ -82,6 +84,44 @@ export function withPortOffset(services: ServiceSpec[], offset: number): Service
     ...(s.internalPort ? { internalPort: s.internalPort + offset } : {}),
     ...(s.smtp ? { smtp: { port: s.smtp.port + offset, tlsPort: s.smtp.tlsPort + offset } } : {}),
   }));
+}
+
+/** How far a replica's ports are from the first instance's: replica n listens on port + REPLICA_PORT_STEP·(n−1). */
+export const REPLICA_PORT_STEP = 50;
+
+/**
+ * Extra instances of some services, as Kubernetes runs several pods of one Deployment (STACK_REPLICAS, e.g.
+ * `send-worker=2,campaign-dispatcher=2`): bench/chaos kills one replica while the other works, to see that the
+ * work two replicas share is neither lost nor done twice. A replica is named `<app>-<n>`, listens on its own ports
+ * (the first's + 50·(n−1)) and takes no public route (the gateway sends requests to the first; the replicas of a
+ * worker share its queues). SMTP listeners are not replicated.
+ */
+export function withReplicas(services: ServiceSpec[], spec: string | undefined): ServiceSpec[] {
+  const counts = new Map<string, number>();
+  for (const part of (spec ?? "")
+    .split(",")
+    .map((p) => p.trim())
+    .filter(Boolean)) {
+    const m = /^([a-z-]+)=(\d+)$/.exec(part);
+    if (!m) throw new Error(`STACK_REPLICAS: "${part}" is not <service>=<count>`);
+    if (!services.some((s) => s.name === m[1] && !s.smtp))
+      throw new Error(`STACK_REPLICAS: no service ${m[1]} to replicate (smtp-relay cannot be)`);
+    counts.set(m[1]!, Number(m[2]));
+  }
+  return services.flatMap((s) => [
+    s,
+    ...Array.from({ length: Math.max(0, (counts.get(s.name) ?? 1) - 1) }, (_, i): ServiceSpec => {
+      const shift = REPLICA_PORT_STEP * (i + 1);
+      return {
+        name: `${s.name}-${i + 2}`,
+        app: s.name,
+        port: s.port + shift,
+        ...(s.internalPort ? { internalPort: s.internalPort + shift } : {}),
+        publicPrefixes: [],
+        ...(s.background ? { background: true as const } : {}),
+      };
+    }),
+  ]);
 }
 
 /** The address of every service's internal routes, by the demo-file key that names it (`internal_url`, …). */

@@ -15,7 +15,7 @@ import { demoCampaignCommand, ensureCampaignReady } from "./demo-campaign";
 import { ensureDemoOwner } from "./demo-owner";
 import { ensureDemoProject } from "./demo-project";
 import { startGateway } from "./gateway";
-import { missingDependencies } from "./preflight";
+import { dependenciesFor, missingDependencies } from "./preflight";
 import { ensureSecretsFile, type Secrets, writePrivate } from "./secrets";
 import {
   GATEWAY_PORT as BASE_GATEWAY_PORT,
@@ -24,6 +24,7 @@ import {
   SERVICES as BASE_SERVICES,
   SIMULATOR_PORT as BASE_SIMULATOR_PORT,
   withPortOffset,
+  withReplicas,
 } from "./services";
 
 const root = path.resolve(__dirname, "../../..");
@@ -33,6 +34,11 @@ const offset = Number(process.env.STACK_PORT_OFFSET ?? 0);
 // A second stack's own database, vhost and send-rate key (stackIsolation).
 const isolation = stackIsolation(localDir, root, process.env);
 const logDir = path.join(localDir, "logs");
+/**
+ * `<name>.pid` of every process the stack runs (rewritten when supervision restarts it): what a script that kills
+ * one (bench/chaos) reads, since a worker without a public route is otherwise found only by its port.
+ */
+const pidDir = path.join(localDir, "pids");
 const tsxCli = require.resolve("tsx/cli");
 /**
  * Services run as `node --import <tsx's loader>`, one process each. Under the tsx CLI (a launcher process with the
@@ -41,7 +47,8 @@ const tsxCli = require.resolve("tsx/cli");
  * never closed). It also halves the stack's node processes.
  */
 const tsxLoader = pathToFileURL(require.resolve("tsx")).href;
-const SERVICES = withPortOffset(BASE_SERVICES, offset);
+// STACK_REPLICAS (`send-worker=2,campaign-dispatcher=2`): extra instances of a service (services.ts withReplicas)
+const SERVICES = withReplicas(withPortOffset(BASE_SERVICES, offset), process.env.STACK_REPLICAS);
 const GATEWAY_PORT = BASE_GATEWAY_PORT + offset;
 const S3_PORT = BASE_S3_PORT + offset;
 const SIMULATOR_PORT = BASE_SIMULATOR_PORT + offset;
@@ -137,6 +144,8 @@ function runTs(
   });
   const entry = { name, proc };
   children.push(entry);
+  // `nice` execs node, so the pid is the service's either way
+  if (proc.pid) fs.writeFileSync(path.join(pidDir, `${name}.pid`), `${proc.pid}\n`);
   proc.on("exit", (code, signal) => {
     fs.closeSync(out);
     const logFile = `${path.relative(root, logDir)}/${name}.log`;
@@ -238,7 +247,8 @@ async function stopChildren(code: number): Promise<never> {
 
 async function main(): Promise<void> {
   fs.mkdirSync(logDir, { recursive: true });
-  const missing = await missingDependencies();
+  fs.mkdirSync(pidDir, { recursive: true });
+  const missing = await missingDependencies(dependenciesFor(process.env));
   if (missing.length) {
     process.stderr.write(
       `\nThe local stack needs these services running:\n\n${missing.map((m) => `  - ${m}`).join("\n")}\n\n`,
@@ -324,7 +334,7 @@ async function main(): Promise<void> {
   for (const svc of SERVICES) {
     runTs(
       svc.name,
-      `apps/${svc.name}/src/main.ts`,
+      `apps/${svc.app ?? svc.name}/src/main.ts`,
       {
         ...common,
         PORT: String(svc.port),
