@@ -1,22 +1,9 @@
 import { Router } from "express";
 import { z } from "zod";
 import { isUuid, projectIdOf } from "@emailsvc/contracts";
-import { type Db, findActivityDetail, listActivities } from "@emailsvc/db";
+import { ACTIVITY_STATUSES, type Db, findActivityDetail, listActivities } from "@emailsvc/db";
 import { AppError, ErrorCode, parseInput } from "@emailsvc/http";
-
-export const ACTIVITY_STATUSES = [
-  "scheduled",
-  "queued",
-  "sending",
-  "sent",
-  "delivered",
-  "opened",
-  "clicked",
-  "bounced",
-  "complained",
-  "failed",
-  "cancelled",
-] as const;
+import { decodeCursor, encodeCursor } from "../listing/keyset-cursor";
 
 export const listActivitiesQuery = z.object({
   /** spec 2: the live view hides test activities */
@@ -35,17 +22,6 @@ export const listActivitiesQuery = z.object({
   cursor: z.string().max(200).optional(),
   limit: z.coerce.number().int().min(1).max(200).default(50),
 });
-
-/** The keyset cursor: the last row's created_at and id, opaque to the client. */
-const encodeCursor = (createdAt: Date, id: string) =>
-  Buffer.from(`${createdAt.toISOString()}|${id}`).toString("base64url");
-function decodeCursor(cursor: string): { createdAt: Date; id: string } {
-  const [at, id] = Buffer.from(cursor, "base64url").toString().split("|");
-  const createdAt = new Date(at ?? "");
-  if (!id || !isUuid(id) || Number.isNaN(createdAt.getTime()))
-    throw new AppError(ErrorCode.VALIDATION, "cursor must be the next_cursor of the previous page");
-  return { createdAt, id };
-}
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
@@ -160,12 +136,19 @@ export function activityPaths(ok: (d: string) => { description: string }) {
       get: {
         summary:
           "The project's activities, newest first: live or test (mode), filtered, keyset-paged (cursor)",
-        parameters: Object.keys(listActivitiesQuery.shape).map((name) => ({
-          name,
-          in: "query",
-          required: false,
-          schema: { type: "string" },
-        })),
+        parameters: Object.keys(listActivitiesQuery.shape).map((name) =>
+          name === "status"
+            ? // comma-separated (form, not exploded): the statuses the dashboard's filter offers
+              {
+                name,
+                in: "query",
+                required: false,
+                style: "form",
+                explode: false,
+                schema: { type: "array", items: { type: "string", enum: [...ACTIVITY_STATUSES] } },
+              }
+            : { name, in: "query", required: false, schema: { type: "string" } },
+        ),
         responses: {
           200: ok("activities, next_cursor (null on the last page)"),
           400: ok("a bad filter or cursor"),

@@ -26,7 +26,7 @@ import { cancelCampaign, pauseCampaign, resumeCampaign } from "./manage-campaign
 import { preflightCampaign } from "./preflight-campaign";
 import { sendTestCampaign } from "./send-test-campaign";
 import { updateCampaign } from "./update-campaign";
-import { projectOf } from "../admin/project-of";
+import { projectOf } from "../projects/project-of";
 
 const listQuery = z.strictObject({
   status: z

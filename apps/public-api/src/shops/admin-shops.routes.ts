@@ -21,7 +21,7 @@ import {
 } from "@emailsvc/db";
 import { AppError, ErrorCode, parseInput } from "@emailsvc/http";
 import { z } from "zod";
-import { projectOf } from "../admin/project-of";
+import { projectOf } from "../projects/project-of";
 
 const uuid = z.uuid();
 

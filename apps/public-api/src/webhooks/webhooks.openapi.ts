@@ -58,3 +58,33 @@ export function webhookPaths(ok: (d: string) => { description: string }) {
     },
   };
 }
+
+/** The CLI's older delivery routes (legacyDeliveriesRouter), for adminOpenApi. */
+export function legacyDeliveryPaths(ok: (d: string) => { description: string }) {
+  return {
+    "/admin/webhook-deliveries": {
+      get: {
+        summary: "A project's latest 200 client webhook deliveries, optionally of one status",
+        parameters: [
+          { name: "project_id", in: "query", required: true, schema: { type: "string", format: "uuid" } },
+          {
+            name: "status",
+            in: "query",
+            required: false,
+            schema: { type: "string", enum: ["pending", "failed", "succeeded", "exhausted", "skipped"] },
+          },
+        ],
+        responses: { 200: ok("deliveries") },
+      },
+    },
+    "/admin/webhook-deliveries/{deliveryId}/redeliver": {
+      parameters: [
+        { name: "deliveryId", in: "path", required: true, schema: { type: "string", format: "uuid" } },
+      ],
+      post: {
+        summary: "Send a finished delivery again (the project needs a URL for its mode)",
+        responses: { 200: ok("pending again"), 409: ok("still being delivered, or no URL for its mode") },
+      },
+    },
+  };
+}

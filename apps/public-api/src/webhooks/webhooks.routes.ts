@@ -1,9 +1,17 @@
 import { Router } from "express";
 import { z } from "zod";
 import { isUuid, type ProjectId, projectIdOf } from "@emailsvc/contracts";
-import { type Db, findDeliveryDetail, findWebhookReceivers, listDeliveries } from "@emailsvc/db";
+import {
+  type Db,
+  findDeliveryDetail,
+  findWebhookReceivers,
+  listDeliveries,
+  listProjectDeliveries,
+} from "@emailsvc/db";
 import { AppError, ErrorCode, parseInput } from "@emailsvc/http";
 import { redeliverWebhook } from "./redeliver-webhook";
+import { projectOf } from "../projects/project-of";
+import { decodeCursor, encodeCursor } from "../listing/keyset-cursor";
 
 /** A delivery's states (webhooks.prisma): `failed` is still being retried, `exhausted` gave up after its attempts. */
 export const DELIVERY_STATUSES = ["pending", "succeeded", "failed", "exhausted", "skipped"] as const;
@@ -26,17 +34,6 @@ export const listDeliveriesQuery = z.object({
   cursor: z.string().max(200).optional(),
   limit: z.coerce.number().int().min(1).max(200).default(50),
 });
-
-/** The keyset cursor: the last row's created_at and id, opaque to the client. */
-const encodeCursor = (createdAt: Date, id: string) =>
-  Buffer.from(`${createdAt.toISOString()}|${id}`).toString("base64url");
-function decodeCursor(cursor: string): { createdAt: Date; id: string } {
-  const [at, id] = Buffer.from(cursor, "base64url").toString().split("|");
-  const createdAt = new Date(at ?? "");
-  if (!id || !isUuid(id) || Number.isNaN(createdAt.getTime()))
-    throw new AppError(ErrorCode.VALIDATION, "cursor must be the next_cursor of the previous page");
-  return { createdAt, id };
-}
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
 
@@ -156,4 +153,40 @@ function deliveryView(d: Awaited<ReturnType<typeof listDeliveries>>[number]) {
     created_at: d.created_at.toISOString(),
     updated_at: d.updated_at.toISOString(),
   };
+}
+
+/** One project's deliveries, optionally of one status (each given once: a repeated parameter is an array). */
+const legacyListQuery = z.object({
+  project_id: z.uuid({ error: "project_id must be a project UUID" }),
+  status: z
+    .enum(DELIVERY_STATUSES, { error: `status must be one of ${DELIVERY_STATUSES.join(", ")}` })
+    .optional(),
+});
+
+/**
+ * The CLI's older delivery routes, kept for scripts written against them: the latest 200 deliveries of a project
+ * (by `project_id`), and redeliver by id alone.
+ */
+export function legacyDeliveriesRouter(deps: { db: Db; kickOutbox?: () => void }): Router {
+  const r = Router();
+
+  // Re-send a client webhook delivery (e.g. one that exhausted its 5 attempts): see redeliverWebhook.
+  r.post("/webhook-deliveries/:deliveryId/redeliver", async (req, res) => {
+    const id = req.params.deliveryId;
+    await redeliverWebhook(deps.db, id);
+    deps.kickOutbox?.();
+    res.json({ success: true, delivery_id: id, status: "pending" });
+  });
+
+  r.get("/webhook-deliveries", async (req, res) => {
+    const { project_id: projectId, status } = parseInput(legacyListQuery, req.query);
+    const deliveries = await listProjectDeliveries(
+      deps.db,
+      await projectOf(deps.db, projectId),
+      status ?? null,
+    );
+    res.json({ success: true, deliveries });
+  });
+
+  return r;
 }

@@ -85,22 +85,3 @@ export const updateProjectSchema = projectSettingsSchema.extend({
 });
 
 export const keyModeSchema = z.enum(["live", "test"]);
-
-export const templateSchema = z.object({
-  name: z.string().trim().min(1).max(200),
-  subject: z.string().max(998),
-  html: z.string().min(1).max(1_000_000),
-  text: z.string().max(1_000_000).nullable().optional(),
-});
-export const updateTemplateSchema = templateSchema.partial();
-
-export const addSenderSchema = z.object({
-  email: z.string().trim().toLowerCase().email(),
-  // a display name goes into From and Reply-To headers: one line
-  name: z
-    .string()
-    .trim()
-    .min(1)
-    .max(200)
-    .refine((n) => !/[\r\n\u2028\u2029]/.test(n), "must be a single line"),
-});

@@ -1,0 +1,37 @@
+import type { z } from "zod";
+import { createSegmentSchema } from "@emailsvc/contracts";
+
+type Json = (schema: z.ZodType) => { content: { "application/json": { schema: unknown } } };
+type Ok = (description: string) => { description: string };
+
+const projectId = {
+  name: "projectId",
+  in: "path",
+  required: true,
+  schema: { type: "string", format: "uuid" },
+};
+
+/** The segment routes of the admin API, for adminOpenApi. */
+export function segmentPaths(json: Json, ok: Ok) {
+  return {
+    "/admin/projects/{projectId}/segments": {
+      parameters: [projectId],
+      get: { summary: "Segments with their live member counts", responses: { 200: ok("segments") } },
+      post: {
+        summary:
+          "Create a static segment (members added through POST /v1/leads/:id/segments) or a dynamic one (a filter " +
+          "over attributes, tags, subscription and event history, compiled to parameterised SQL)",
+        requestBody: json(createSegmentSchema),
+        responses: { 201: ok("segment with member_count"), 409: ok("a segment of that name exists") },
+      },
+    },
+    "/admin/projects/{projectId}/segments/{segmentId}": {
+      parameters: [
+        projectId,
+        { name: "segmentId", in: "path", required: true, schema: { type: "string", format: "uuid" } },
+      ],
+      get: { summary: "A segment with its live member count", responses: { 200: ok("segment") } },
+      delete: { summary: "Delete a segment (its leads stay)", responses: { 200: ok("deleted") } },
+    },
+  };
+}
