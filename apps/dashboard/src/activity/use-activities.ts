@@ -1,6 +1,6 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { unwrap, useAdminClient } from "../api/client";
-import type { ActivityDetail, ActivityPage } from "../api/types";
+import type { ActivityDetail, ActivityPage, ActivityStatus } from "../api/types";
 
 export type ActivityMode = "live" | "test";
 
@@ -25,7 +25,14 @@ export function useActivities(projectId: string, filters: ActivityFilters) {
     queryFn: () =>
       unwrap<ActivityPage>(
         api.GET("/admin/projects/{projectId}/activities", {
-          params: { path: { projectId }, query: { ...filters, limit: String(ACTIVITY_PAGE_SIZE) } },
+          params: {
+            path: { projectId },
+            query: {
+              ...filters,
+              status: filters.status ? (filters.status.split(",") as ActivityStatus[]) : undefined,
+              limit: String(ACTIVITY_PAGE_SIZE),
+            },
+          },
         }),
       ),
     placeholderData: keepPreviousData,

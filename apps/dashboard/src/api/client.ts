@@ -20,7 +20,12 @@ export type AdminClient = ReturnType<typeof createAdminClient>;
  */
 export function createAdminClient(baseUrl = "") {
   let csrfToken: string | null = null;
-  const client = createClient<paths>({ baseUrl, credentials: "include" });
+  // Arrays as the API reads them: one comma-separated parameter (`status=sent,delivered`), never repeated.
+  const client = createClient<paths>({
+    baseUrl,
+    credentials: "include",
+    querySerializer: { array: { style: "form", explode: false } },
+  });
   const csrf: Middleware = {
     onRequest({ request }) {
       if (!["GET", "HEAD", "OPTIONS"].includes(request.method) && csrfToken)

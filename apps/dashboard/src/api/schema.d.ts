@@ -681,6 +681,81 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/admin/projects/{projectId}/leads": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        projectId: string;
+      };
+      cookie?: never;
+    };
+    /** A project's leads (the filters and pages of GET /v1/leads) */
+    get: {
+      parameters: {
+        query?: {
+          email?: string;
+          tag?: string;
+          segment?: string;
+          subscription?: string;
+          created_since?: string;
+          created_until?: string;
+          page?: string;
+          per_page?: string;
+        };
+        header?: never;
+        path: {
+          projectId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description leads */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description invalid input */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description missing or wrong admin token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description body too large */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/admin/projects/{projectId}/segments": {
     parameters: {
       query?: never;
@@ -923,81 +998,6 @@ export interface paths {
         };
       };
     };
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  "/admin/projects/{projectId}/leads": {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        projectId: string;
-      };
-      cookie?: never;
-    };
-    /** A project's leads (the filters and pages of GET /v1/leads) */
-    get: {
-      parameters: {
-        query?: {
-          email?: string;
-          tag?: string;
-          segment?: string;
-          subscription?: string;
-          created_since?: string;
-          created_until?: string;
-          page?: string;
-          per_page?: string;
-        };
-        header?: never;
-        path: {
-          projectId: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description leads */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content?: never;
-        };
-        /** @description invalid input */
-        400: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content?: never;
-        };
-        /** @description missing or wrong admin token */
-        401: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content?: never;
-        };
-        /** @description not found */
-        404: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content?: never;
-        };
-        /** @description body too large */
-        413: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content?: never;
-        };
-      };
-    };
-    put?: never;
-    post?: never;
-    delete?: never;
     options?: never;
     head?: never;
     patch?: never;
@@ -3717,7 +3717,19 @@ export interface paths {
       parameters: {
         query?: {
           mode?: string;
-          status?: string;
+          status?: (
+            | "scheduled"
+            | "queued"
+            | "sending"
+            | "sent"
+            | "delivered"
+            | "opened"
+            | "clicked"
+            | "bounced"
+            | "complained"
+            | "failed"
+            | "cancelled"
+          )[];
           recipient?: string;
           campaign_id?: string;
           since?: string;

@@ -1,6 +1,8 @@
 // Response bodies the pages read (the admin OpenAPI document gives only their descriptions); field names are the
 // API's, see apps/public-api/src/admin/admin.routes.ts, accounts/accounts.routes.ts and audit/audit.routes.ts.
 
+import type { paths } from "./schema";
+
 export type Role = "owner" | "admin" | "member" | "viewer";
 
 export interface Membership {
@@ -86,21 +88,30 @@ export interface Template {
 export const canAdminister = (role: Role | undefined) => role === "owner" || role === "admin";
 export const canEdit = (role: Role | undefined) => canAdminister(role) || role === "member";
 
-// apps/public-api/src/activity/activity.routes.ts
-export const ACTIVITY_STATUSES = [
-  "scheduled",
-  "queued",
-  "sending",
-  "sent",
-  "delivered",
-  "opened",
-  "clicked",
-  "bounced",
-  "complained",
-  "failed",
-  "cancelled",
-] as const;
-export type ActivityStatus = (typeof ACTIVITY_STATUSES)[number];
+/** The statuses the API's activity filter takes (its OpenAPI `status` parameter, generated into schema.d.ts). */
+export type ActivityStatus = NonNullable<
+  NonNullable<paths["/admin/projects/{projectId}/activities"]["get"]["parameters"]["query"]>["status"]
+>[number];
+/**
+ * The filter's choices, in the lifecycle's order. Typed as a record over ActivityStatus, so a status the API adds
+ * or drops fails the typecheck here instead of going missing from the filter.
+ */
+const STATUS_ORDER: Record<ActivityStatus, number> = {
+  scheduled: 0,
+  queued: 1,
+  sending: 2,
+  sent: 3,
+  delivered: 4,
+  opened: 5,
+  clicked: 6,
+  bounced: 7,
+  complained: 8,
+  failed: 9,
+  cancelled: 10,
+};
+export const ACTIVITY_STATUSES = (Object.keys(STATUS_ORDER) as ActivityStatus[]).sort(
+  (a, b) => STATUS_ORDER[a] - STATUS_ORDER[b],
+);
 
 export interface Activity {
   id: string;
