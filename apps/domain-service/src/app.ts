@@ -4,11 +4,13 @@ import {
   authFailureGuard,
   finishApp,
   getAuth,
+  internalAuth,
   jsonBody,
   type Lifecycle,
   rateLimit,
 } from "@emailsvc/http";
 import { baseApp } from "@emailsvc/runtime";
+import { actForProject } from "./act-for-project";
 import type { Deps } from "./deps";
 import { domainsRouter } from "./identities/domains.routes";
 import { verifyEmailRouter } from "./identities/verify-email.routes";
@@ -42,9 +44,28 @@ export function createApp(deps: Deps, lifecycle?: Pick<Lifecycle, "isAcceptingTr
     }),
     jsonBody({ limit: "64kb" }),
   );
+  mountIdentityRoutes(app, deps);
+  return finishApp(app, deps.logger);
+}
+
+/** The spec's /domains routes, the same on both ports (verify-email first, before /domains/:domain). */
+function mountIdentityRoutes(app: Express, deps: Deps): void {
   app.use(verifyEmailRouter({ db: deps.db, provider: deps.provider }));
   app.use(
     domainsRouter({ db: deps.db, provider: deps.provider, logger: deps.logger, resolveTxt: deps.resolveTxt }),
   );
+}
+
+/**
+ * Internal port (cluster only, never routed by the gateway): the same /domains routes for public-api's admin API
+ * (the dashboard's Domains page), behind the shared internal token, acting for the project in x-project-id instead
+ * of an API key's. The admin API has already checked the operator's role; the domain rules stay here, in the one
+ * service that calls the provider's identity API. No per-key rate limit: no key, and the admin API is the caller.
+ */
+export function createInternalApp(deps: Deps, lifecycle?: Pick<Lifecycle, "isAcceptingTraffic">): Express {
+  const app = baseApp(deps, lifecycle);
+  app.use(internalAuth({ token: deps.internalToken }));
+  app.use("/domains", actForProject(deps.db), jsonBody({ limit: "64kb" }));
+  mountIdentityRoutes(app, deps);
   return finishApp(app, deps.logger);
 }

@@ -9,6 +9,8 @@ import { type IdentityProvider, sesIdentityProvider } from "./identities/provide
 
 export interface Deps extends BaseDeps {
   lookupApiKey: ApiKeyLookup;
+  /** INTERNAL_TOKEN: the internal port's credential (public-api's admin API); unset, that port refuses every call. */
+  internalToken?: string | undefined;
   provider: IdentityProvider;
   /** DNS TXT lookups (the DMARC record, which the provider does not check). */
   resolveTxt: TxtLookup;
@@ -28,6 +30,7 @@ export async function createDeps(env: Env): Promise<Deps> {
   const redis = createRedis(env.REDIS_URL, base.logger, { purpose: "rate limits", failFast: true });
   return {
     ...base,
+    internalToken: env.INTERNAL_TOKEN,
     provider: sesIdentityProvider(ses, env.AWS_REGION),
     resolveTxt: systemTxtLookup(),
     limits: {

@@ -1,10 +1,13 @@
 import { z } from "zod";
-import { loadEnv, providerEnv, redisEnv } from "@emailsvc/config";
+import { internalTokenEnv, loadEnv, providerEnv, redisEnv } from "@emailsvc/config";
 import { serviceEnv } from "@emailsvc/runtime";
 
-export const envSchema = serviceEnv(3002)
+// The internal port serves the same /domains routes to public-api's admin API (the dashboard), acting for the
+// project named in x-project-id behind the shared internal token: no API key of the project is needed there.
+export const envSchema = serviceEnv(3002, 3102)
   .extend(providerEnv.shape)
   .extend(redisEnv.shape)
+  .extend({ INTERNAL_TOKEN: internalTokenEnv.shape.INTERNAL_TOKEN })
   .extend({
     /**
      * Requests a minute per API key on /domains* (issue 49): each may call the provider's identity API, whose own

@@ -1,5 +1,5 @@
 import { runService } from "@emailsvc/runtime";
-import { createApp } from "./app";
+import { createApp, createInternalApp } from "./app";
 import { createDeps } from "./deps";
 import { readEnv } from "./env";
 
@@ -7,6 +7,7 @@ runService({
   readEnv,
   createDeps,
   createApp,
+  createInternalApp,
   // no background work: the stop step only closes the limits' Redis connection
   startWork: async (deps) => async () => deps.limits.redis.disconnect?.(),
 });

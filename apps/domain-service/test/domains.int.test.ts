@@ -9,7 +9,7 @@ import { createLogger, createMetrics } from "@emailsvc/observability";
 import { createSesClient } from "@emailsvc/provider";
 import { createSimulator, type Simulator } from "@emailsvc/provider-simulator";
 import { createRedis } from "@emailsvc/runtime";
-import { createApp } from "../src/app";
+import { createApp, createInternalApp } from "../src/app";
 import type { Deps } from "../src/deps";
 import { sesIdentityProvider } from "../src/identities/provider-port";
 
@@ -596,5 +596,55 @@ describe("limits (issue 49)", () => {
     const refused = await bad();
     expect(refused.status).toBe(429);
     expect(Number(refused.headers["retry-after"])).toBeGreaterThan(0);
+  });
+});
+
+describe("the internal port (public-api's admin API acting for a project)", () => {
+  const TOKEN = "internal-token-for-domain-service-tests-0123";
+  const internal = () => createInternalApp({ ...deps, internalToken: TOKEN });
+
+  it("needs the internal token and a known project in x-project-id, then serves the same routes for it", async () => {
+    const p = await project();
+    const app2 = internal();
+    expect((await request(app2).get("/domains").query({ domain: "x.test" })).status).toBe(401);
+    // an API key opens nothing here: the port takes the internal token only
+    expect((await request(app2).get("/domains").query({ domain: "x.test" }).set(p.auth)).status).toBe(401);
+    const as = (projectId: string) => ({ "x-internal-token": TOKEN, "x-project-id": projectId });
+    const noProject = await request(app2)
+      .get("/domains")
+      .query({ domain: "x.test" })
+      .set({ "x-internal-token": TOKEN });
+    expect(noProject.status).toBe(400);
+    expect(noProject.body.error).toBe("x-project-id must be a project UUID");
+    const unknown = await request(app2)
+      .get("/domains/x.test/status")
+      .set(as("00000000-0000-4000-8000-000000000000"));
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error).toBe("Project not found");
+
+    const reg = await request(app2)
+      .post("/domains/register")
+      .set(as(p.id))
+      .send({ domain: "internal-port.test", sender_name: "I", sender_email: "hi@internal-port.test" });
+    expect(reg.status).toBe(201);
+    expect(reg.body.dns_records).toHaveLength(7);
+    // the project's own key sees the domain the internal caller registered for it
+    const viaKey = await request(app).get("/domains/internal-port.test/dns-records").set(p.auth);
+    expect(viaKey.status).toBe(200);
+    expect(viaKey.body.dns_records).toHaveLength(7);
+    // and another project does not
+    const other = await project();
+    expect((await request(app2).get("/domains/internal-port.test/status").set(as(other.id))).status).toBe(
+      404,
+    );
+  });
+
+  it("refuses every call when no internal token is configured", async () => {
+    const p = await project();
+    const closed = createInternalApp({ ...deps, internalToken: undefined });
+    const res = await request(closed)
+      .get("/domains/x.test/status")
+      .set({ "x-internal-token": "anything-at-all-0123456789abcdef", "x-project-id": p.id });
+    expect(res.status).toBe(401);
   });
 });
