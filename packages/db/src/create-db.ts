@@ -24,6 +24,15 @@ function statementName(text: string): string | undefined {
  * the name is a hash of the text, so two texts never share a name.
  */
 class PreparingClient extends Client {
+  constructor(config?: ConstructorParameters<typeof Client>[0]) {
+    super(config);
+    // A connection that drops while its client is checked out (a session held between statements, a transaction
+    // between two of them) emits 'error' on the client, where the pool's idle listener no longer is: unheard, it
+    // ended the process. bench/chaos's PostgreSQL restart killed send-worker and campaign-dispatcher that way
+    // (issue 47). The holder still learns it: the client's next query fails, and the pool discards it on release.
+    this.on("error", () => undefined);
+  }
+
   // pg's overloads are many; only the (text, values[, callback]) shape is rewritten.
   override query(...args: unknown[]): never {
     const [text, values] = args;
