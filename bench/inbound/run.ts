@@ -21,7 +21,8 @@ import type { AddressInfo } from "node:net";
 import { simpleParser } from "mailparser";
 import { Client } from "pg";
 import { Agent, request } from "undici";
-import { createS3Client, putObject, readSnsTestFixtures, signSnsMessage } from "@emailsvc/provider";
+import { createS3Client, putObject } from "@emailsvc/provider";
+import { signedReceivedNotification } from "../lib/inbound-notification";
 import { cpuBetween, pidListeningOn, type ProcGroup, snapshot, withChildren } from "../lib/proc-cpu";
 import { DATABASE_URL, demo, numArg } from "../lib/stack";
 
@@ -273,7 +274,6 @@ async function pacedPhase(mime: (i: number) => string, agent: Agent) {
     accessKeyId: "S3RVER",
     secretAccessKey: "S3RVER",
   });
-  const fixtures = readSnsTestFixtures();
   const total = RATE * PACED_SECONDS;
   const latencies: number[] = [];
   const statuses: Record<string, number> = {};
@@ -285,31 +285,12 @@ async function pacedPhase(mime: (i: number) => string, agent: Agent) {
     const raw = mime(i);
     await putObject(s3, { bucket: "inbound-mail", key: objectKey, body: raw });
     const recipients = [/^To: .*<([^>]+)>/m.exec(raw)![1]!];
-    const body = JSON.stringify(
-      signSnsMessage(
-        {
-          Type: "Notification",
-          MessageId: randomUUID(),
-          TopicArn: "arn:aws:sns:us-east-1:000000000000:ses-inbound",
-          Message: JSON.stringify({
-            notificationType: "Received",
-            mail: {
-              timestamp: new Date().toISOString(),
-              source: "c@example.org",
-              messageId: sesMessageId,
-              destination: recipients,
-            },
-            receipt: {
-              timestamp: new Date().toISOString(),
-              recipients,
-              action: { type: "S3", bucketName: "inbound-mail", objectKey },
-            },
-          }),
-          Timestamp: new Date().toISOString(),
-        },
-        { privateKeyPem: fixtures.privateKeyPem, certUrl: `${d.simulator_url}/_sim/cert.pem` },
-      ),
-    );
+    const body = signedReceivedNotification({
+      sesMessageId,
+      objectKey,
+      recipients,
+      simulatorUrl: d.simulator_url,
+    });
     const t = performance.now();
     const r = await request(`${d.base_url}/api/inbound/provider`, {
       method: "POST",

@@ -13,11 +13,10 @@
  *      [--gateway]
  */
 import { createHmac, timingSafeEqual } from "node:crypto";
-import fs from "node:fs";
 import os from "node:os";
-import path from "node:path";
 import pg from "pg";
 import { cpuBetween, pidListeningOn, snapshot, stackGroups, type ProcGroup } from "../lib/proc-cpu";
+import { shopWebhook } from "../lib/shop-webhooks";
 import { DATABASE_URL, demo, fmt, numArg, percentile, post } from "../lib/stack";
 
 const d = demo();
@@ -31,12 +30,7 @@ const SHOP_PORT = 3009 + OFFSET;
 const BASE = process.argv.includes("--gateway") ? d.base_url : `http://127.0.0.1:${SHOP_PORT}`;
 const run = Date.now().toString(36);
 const SECRET = `bench-secret-${run}`;
-const corpusDir = path.resolve(__dirname, "../../../shared/corpus/shop");
-const corpus = (name: string) =>
-  JSON.parse(fs.readFileSync(path.join(corpusDir, `shopify_python_api.${name}.json`), "utf8")) as Record<
-    string,
-    unknown
-  >;
+const webhook = (i: number) => shopWebhook(run, i);
 
 async function admin(method: string, route: string, body?: unknown): Promise<Record<string, unknown>> {
   const res = await fetch(`${d.internal_url}/admin${route}`, {
@@ -48,47 +42,6 @@ async function admin(method: string, route: string, body?: unknown): Promise<Rec
   if (!res.ok) throw new Error(`${method} ${route}: ${res.status} ${JSON.stringify(json)}`);
   return json;
 }
-
-/** The i-th webhook: a cart update, a checkout or an order of the i/3-th buyer, in the platform's shapes. */
-function webhook(i: number): { topic: string; raw: string } {
-  const n = Math.floor(i / 3);
-  const cartToken = `cart-${run}-${n}`;
-  const email = `shop-${run}-${n % 5000}@example.org`;
-  const now = new Date().toISOString();
-  switch (i % 3) {
-    case 0:
-      return {
-        topic: "cart/update",
-        raw: JSON.stringify({ ...cart, token: cartToken, updated_at: now }),
-      };
-    case 1:
-      return {
-        topic: "checkout/create",
-        raw: JSON.stringify({
-          ...checkout,
-          token: `ck-${run}-${n}`,
-          cart_token: cartToken,
-          email,
-          created_at: now,
-        }),
-      };
-    default:
-      return {
-        topic: "order/create",
-        raw: JSON.stringify({
-          ...order,
-          id: `${run}-${n}`,
-          email,
-          cart_token: cartToken,
-          checkout_token: `ck-${run}-${n}`,
-          created_at: now,
-        }),
-      };
-  }
-}
-const cart = corpus("carts-update");
-const checkout = corpus("checkouts-create");
-const order = corpus("orders-create");
 const sign = (raw: string) => createHmac("sha256", SECRET).update(raw).digest("base64");
 
 async function pool<T>(n: number, fn: (i: number) => Promise<T>): Promise<void> {
