@@ -167,6 +167,7 @@ export function createInternalApp(deps: Deps, lifecycle?: Traffic): Express {
       encryptionKey: deps.env.API_KEY_ENCRYPTION_KEY,
       onTemplateChanged: (projectId, templateId) => deps.templateCache.invalidate(projectId, templateId),
       onKeysChanged: (projectId) => deps.apiKeys.keysChanged(projectId),
+      domainService: deps.domainService,
       kickOutbox: () => deps.outbox.kick(),
       campaigns: {
         templateCache: deps.templateCache,

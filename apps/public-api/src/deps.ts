@@ -29,6 +29,7 @@ import {
 import type { Env } from "./env";
 import { createSendLimits, type SendLimits } from "./sends/send-limits";
 import { createInboundMimeReader } from "./threads/inbound-mime";
+import { createDomainServiceClient, type DomainService } from "./domains/domain-service-client";
 import { SEND_LIMITS } from "@emailsvc/contracts";
 
 export interface Deps extends BaseDeps {
@@ -47,6 +48,8 @@ export interface Deps extends BaseDeps {
   attachmentStore: AttachmentStore;
   /** The MIME of a received reply, from the inbound bucket (the conversation API's raw view). */
   readInboundMime(key: string): Promise<Buffer>;
+  /** domain-service's internal port, for the admin API's domain routes (null: DOMAIN_SERVICE_URL unset). */
+  domainService: DomainService | null;
   /** Contact imports: uploads stream to the imports bucket (IMPORTS_BUCKET) under IMPORT_MAX_FILE_BYTES. */
   imports: Omit<ImportDeps, "db" | "kickOutbox">;
   /** Use cases kick it after a commit; main.ts (or a test harness) starts and stops it. */
@@ -107,6 +110,9 @@ export async function createDeps(env: Env): Promise<Deps> {
     downloader,
     attachmentStore,
     readInboundMime: createInboundMimeReader(env),
+    domainService: env.DOMAIN_SERVICE_URL
+      ? createDomainServiceClient({ baseUrl: env.DOMAIN_SERVICE_URL, internalToken: env.INTERNAL_TOKEN })
+      : null,
     imports: {
       s3: createS3Client(providerConfigFromEnv(env, "s3")),
       bucket: env.IMPORTS_BUCKET,

@@ -118,6 +118,18 @@ const importUploadEnv = z.object({
     .default(100 * 1024 * 1024),
 });
 
+/** The dashboard's Domains page: the admin API reaches domain-service's internal port (issue 45). */
+const domainServiceEnv = z.object({
+  /**
+   * domain-service's internal listener (e.g. http://domain-service:3102), called with INTERNAL_TOKEN for the project
+   * an admin route names; unset, the admin API's domain routes answer 503 (the domain list still reads).
+   */
+  DOMAIN_SERVICE_URL: z
+    .url({ error: "DOMAIN_SERVICE_URL must be a URL" })
+    .optional()
+    .transform((v) => v?.replace(/\/+$/, "")),
+});
+
 export const envSchema = serviceEnv(3001, 3101)
   .extend(redisEnv.shape)
   .extend(apiKeyEncryptionEnv.shape)
@@ -130,6 +142,7 @@ export const envSchema = serviceEnv(3001, 3101)
   .extend(rateLimitEnv.shape)
   .extend(importsEnv.shape)
   .extend(importUploadEnv.shape)
+  .extend(domainServiceEnv.shape)
   .extend(dashboardEnv.shape);
 export type Env = z.output<typeof envSchema>;
 

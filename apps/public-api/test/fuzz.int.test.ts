@@ -32,12 +32,15 @@ import {
   type Harness,
   type TestProject,
 } from "./helpers";
+import { type DomainServiceStack, startDomainService } from "./domain-service";
 
 jest.setTimeout(300_000);
 
 const ADMIN = { "x-admin-token": "admin-token-for-tests-0123456789" };
 
 let s3: Awaited<ReturnType<typeof startS3>>;
+// the admin domain routes pass requests on to domain-service: the real one answers them here
+let ds: DomainServiceStack;
 let h: Harness;
 let p: TestProject;
 let leadId: string;
@@ -46,7 +49,10 @@ const leadEmail = "fuzz-lead@example.com";
 beforeAll(async () => {
   // imports are stored in S3 before they are answered: s3rver stands in for it
   s3 = await startS3("imports");
-  h = await startHarness(testEnv({ S3_ENDPOINT: s3.endpoint, IMPORTS_BUCKET: "imports" }));
+  ds = await startDomainService();
+  h = await startHarness(
+    testEnv({ S3_ENDPOINT: s3.endpoint, IMPORTS_BUCKET: "imports", DOMAIN_SERVICE_URL: ds.url }),
+  );
   p = await makeProject(h.deps, { verifiedSender: true });
   const lead = await request(h.app)
     .post("/v1/leads")
@@ -58,6 +64,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await h?.close();
   await s3?.close();
+  await ds?.stop();
 });
 
 type Op = FuzzOp;

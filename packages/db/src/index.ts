@@ -37,6 +37,7 @@ export * from "./threads.repo";
 export * from "./reply-resolution.repo";
 export * from "./webhook-deliveries.repo";
 export * from "./suppressions.repo";
+export * from "./identities.repo";
 export * from "./projects.repo";
 export * from "./inbound-mail.repo";
 export * from "./listing";

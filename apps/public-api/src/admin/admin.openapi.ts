@@ -2,6 +2,7 @@ import { z } from "zod";
 import { projectPaths } from "../projects/projects.openapi";
 import { templatePaths } from "../templates/templates.openapi";
 import { senderPaths } from "../domains/senders.openapi";
+import { adminDomainPaths } from "../domains/admin-domains.openapi";
 import { leadPaths } from "../leads/admin-leads.openapi";
 import { segmentPaths } from "../segments/admin-segments.openapi";
 import { eventPaths } from "../events/admin-events.openapi";
@@ -38,6 +39,7 @@ export function adminOpenApi() {
       ...projectPaths(json, ok),
       ...templatePaths(json, ok),
       ...senderPaths(json, ok),
+      ...adminDomainPaths(json, ok),
       ...leadPaths(json, ok),
       ...segmentPaths(json, ok),
       ...eventPaths(ok),

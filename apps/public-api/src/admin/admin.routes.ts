@@ -5,6 +5,8 @@ import { adminOpenApi } from "./admin.openapi";
 import { projectsRouter } from "../projects/projects.routes";
 import { templatesRouter } from "../templates/templates.routes";
 import { sendersRouter } from "../domains/senders.routes";
+import { adminDomainsRouter } from "../domains/admin-domains.routes";
+import type { DomainService } from "../domains/domain-service-client";
 import { legacyDeliveriesRouter } from "../webhooks/webhooks.routes";
 import { adminCampaignsRouter } from "../campaigns/admin-campaigns.routes";
 import { adminShopsRouter } from "../shops/admin-shops.routes";
@@ -24,6 +26,8 @@ export interface AdminDeps {
   onKeysChanged?: (projectId: ProjectId) => Promise<void>;
   /** The campaign routes' own needs (template cache, the unsubscribe links' base); none: no campaign routes. */
   campaigns?: Omit<CampaignDeps, "db" | "kickOutbox">;
+  /** domain-service's internal port (the domain routes' changes and live checks); null: those answer 503. */
+  domainService?: DomainService | null;
 }
 
 /**
@@ -40,6 +44,7 @@ export function adminRouter(deps: AdminDeps): Router {
   r.use(projectsRouter(deps));
   r.use(templatesRouter(deps));
   r.use(sendersRouter({ db }));
+  r.use(adminDomainsRouter({ db, domainService: deps.domainService ?? null }));
   r.use(legacyDeliveriesRouter(deps));
   r.use(adminLeadsRouter({ db }));
   r.use(adminSegmentsRouter({ db }));

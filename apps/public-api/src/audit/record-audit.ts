@@ -18,9 +18,12 @@ const VERBS = new Set([
   "trigger",
   "test-send",
   "verify",
+  "resend",
   "sign-out",
   "sign-out-everywhere",
 ]);
+/** Collections whose members a path names by their name, not an id: the route shows this placeholder instead. */
+const NAMED_AFTER: Record<string, string> = { domains: ":domain", "sender-addresses": ":email" };
 const METHOD_VERB: Record<string, string> = {
   POST: "create",
   PUT: "update",
@@ -43,6 +46,12 @@ export function auditAction(
   const route: string[] = [];
   for (let i = 0; i < parts.length; i++) {
     const p = parts[i]!;
+    // a domain or an address named in the path stands for its row as an id does: `domains.verify` for every domain
+    const named = NAMED_AFTER[parts[i - 1] ?? ""];
+    if (named) {
+      route.push(named);
+      continue;
+    }
     if (isUuid(p) || /^\d+$/.test(p)) {
       if (parts[i - 1] === "projects" && projectId === null) projectId = p;
       route.push(":id");
