@@ -23,7 +23,17 @@ const services = [
     max: 10,
     why: "stateless HTTP; idempotency lives in Redis/PostgreSQL",
   },
-  { name: "domain-service", port: 3002, cpu: "100m", mem: "192Mi", min: 2, max: 4, why: "stateless HTTP" },
+  {
+    name: "domain-service",
+    port: 3002,
+    // the /domains routes for public-api's admin API (DOMAIN_SERVICE_URL), behind INTERNAL_TOKEN
+    internalPort: 3102,
+    cpu: "100m",
+    mem: "192Mi",
+    min: 2,
+    max: 4,
+    why: "stateless HTTP",
+  },
   {
     name: "send-worker",
     port: 3003,

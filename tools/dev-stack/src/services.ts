@@ -36,7 +36,8 @@ export const SERVICES: ServiceSpec[] = [
     publicPrefixes: ["/v1/", "/docs"],
     internal: { fact: "internal_url", routes: ["POST /send-email", "POST /trigger-job", "/admin/*"] },
   },
-  { name: "domain-service", port: 3002, publicPrefixes: ["/domains"] },
+  // its internal port serves the admin API's domain routes (public-api's DOMAIN_SERVICE_URL), not users or scripts
+  { name: "domain-service", port: 3002, internalPort: 3102, publicPrefixes: ["/domains"] },
   { name: "send-worker", port: 3003, publicPrefixes: [] },
   {
     name: "campaign-dispatcher",

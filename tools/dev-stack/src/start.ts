@@ -53,6 +53,7 @@ const GATEWAY_PORT = BASE_GATEWAY_PORT + offset;
 const S3_PORT = BASE_S3_PORT + offset;
 const SIMULATOR_PORT = BASE_SIMULATOR_PORT + offset;
 const publicApi = SERVICES.find((s) => s.name === "public-api")!;
+const domainService = SERVICES.find((s) => s.name === "domain-service")!;
 const smtpRelay = SERVICES.find((s) => s.smtp);
 
 /**
@@ -281,6 +282,8 @@ async function main(): Promise<void> {
     S3_ENDPOINT: `http://127.0.0.1:${S3_PORT}`,
     INBOUND_DOMAIN: "inbound.localhost",
     PUBLIC_BASE_URL: baseUrl,
+    // public-api's admin API (the dashboard's Domains page) calls domain-service's internal port
+    DOMAIN_SERVICE_URL: `http://127.0.0.1:${domainService.internalPort}`,
     // Local only: accept SNS signing certificates served by the simulator (production allows AWS hosts only).
     SNS_CERT_HOST_PATTERN: "^127\\.0\\.0\\.1$",
     SNS_ALLOW_HTTP_CERT_URLS: "true",
