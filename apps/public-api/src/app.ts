@@ -1,10 +1,12 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Express } from "express";
+import { projectIdOf } from "@emailsvc/contracts";
 import { createEventTracker } from "@emailsvc/db";
 import { authFailureGuard, finishApp, internalAuth, jsonBody, requireJson } from "@emailsvc/http";
 import { baseApp, type Traffic } from "@emailsvc/runtime";
 import { accountsRouter } from "./accounts/accounts.routes";
 import { adminAccess } from "./accounts/admin-access";
+import { invitationsRouter } from "./invitations/invitations.routes";
 import { activityRouter } from "./activity/activity.routes";
 import { suppressionsRouter } from "./suppressions/suppressions.routes";
 import { webhooksRouter } from "./webhooks/webhooks.routes";
@@ -103,6 +105,14 @@ export function createApp(deps: Deps, lifecycle?: Traffic, opts: { fastPaths?: b
   return app;
 }
 
+/** The sign-in throttle and the session's lifetime: sign-in's and an accepted invitation's. */
+const signInConfig = (deps: Deps) => ({
+  perAccount: deps.env.SIGN_IN_FAILURES_PER_ACCOUNT,
+  perAddress: deps.env.SIGN_IN_FAILURES_PER_ADDRESS,
+  windowMs: 15 * 60_000,
+  maxAgeMs: deps.env.DASHBOARD_SESSION_MAX_DAYS * 24 * 3_600_000,
+});
+
 type Handle = (req: IncomingMessage, res: ServerResponse, next?: (err?: unknown) => void) => void;
 
 /**
@@ -151,11 +161,22 @@ export function createInternalApp(deps: Deps, lifecycle?: Traffic): Express {
       redis: deps.redis,
       logger: deps.logger,
       secureCookies: deps.env.DASHBOARD_SECURE_COOKIES,
-      signIn: {
-        perAccount: deps.env.SIGN_IN_FAILURES_PER_ACCOUNT,
-        perAddress: deps.env.SIGN_IN_FAILURES_PER_ADDRESS,
-        windowMs: 15 * 60_000,
-        maxAgeMs: deps.env.DASHBOARD_SESSION_MAX_DAYS * 24 * 3_600_000,
+      signIn: signInConfig(deps),
+    }),
+    invitationsRouter({
+      db: deps.db,
+      redis: deps.redis,
+      logger: deps.logger,
+      kickOutbox: () => deps.outbox.kick(),
+      secureCookies: deps.env.DASHBOARD_SECURE_COOKIES,
+      signIn: signInConfig(deps),
+      config: {
+        from: deps.env.DASHBOARD_INVITE_FROM,
+        projectId: deps.env.DASHBOARD_INVITE_PROJECT_ID
+          ? projectIdOf(deps.env.DASHBOARD_INVITE_PROJECT_ID)
+          : undefined,
+        ttlHours: deps.env.DASHBOARD_INVITE_TTL_HOURS,
+        publicUrl: deps.env.DASHBOARD_PUBLIC_URL,
       },
     }),
     auditRouter({ db: deps.db }),

@@ -107,6 +107,40 @@ const dashboardEnv = z.object({
    * (the same two levels up from src/ and from dist/).
    */
   DASHBOARD_DIST: z.string().min(1).default(path.resolve(__dirname, "../../dashboard/dist")),
+  /**
+   * Where people open the dashboard (e.g. https://dash.example.com/dashboard): the base of invitation links. Unset:
+   * the admin listener's own /dashboard, as the inviting browser reached it.
+   */
+  DASHBOARD_PUBLIC_URL: z
+    .url({ error: "DASHBOARD_PUBLIC_URL must be a URL" })
+    .optional()
+    .transform((v) => v?.replace(/\/+$/, "")),
+  /**
+   * The sender invitations are emailed from (`Name <address>` or an address), a verified sender of the platform's
+   * own project; unset: invitations are not emailed, and the inviter is given the link to pass on.
+   */
+  DASHBOARD_INVITE_FROM: z
+    .string()
+    .trim()
+    .optional()
+    .transform((v, ctx) => {
+      if (!v) return undefined;
+      const m = /^(?:"?([^"<]*?)"?\s*<([^<>\s]+@[^<>\s]+)>|([^<>\s]+@[^<>\s]+))$/.exec(v);
+      if (!m) {
+        ctx.addIssue({
+          code: "custom",
+          message: "DASHBOARD_INVITE_FROM must be `Name <address>` or an address",
+        });
+        return z.NEVER;
+      }
+      return { name: m[1]?.trim() || null, email: (m[2] ?? m[3])!.toLowerCase() };
+    }),
+  /** The project invitations are sent from; unset: the one project that holds DASHBOARD_INVITE_FROM as verified. */
+  DASHBOARD_INVITE_PROJECT_ID: z
+    .uuid({ error: "DASHBOARD_INVITE_PROJECT_ID must be a project UUID" })
+    .optional(),
+  /** How long an invitation's link works. */
+  DASHBOARD_INVITE_TTL_HOURS: z.coerce.number().positive().default(72),
 });
 
 /** Contact imports (issue 25): the upload cap. */

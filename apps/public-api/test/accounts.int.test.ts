@@ -176,6 +176,13 @@ describe("changes from a signed-in browser", () => {
     expect(crossSite.status).toBe(403);
     expect(crossSite.body.error).toBe("Refused: the request does not come from the dashboard's origin");
     expect((await patch(as(b))).status).toBe(200);
+    // no login CSRF: another site's page cannot sign this browser in to an account of its choosing
+    const foreignSignIn = await admin()
+      .post("/admin/auth/sign-in")
+      .set({ ...ADDR, Host: HOST, Origin: "https://evil.example" })
+      .send({ email, password: PASSWORD });
+    expect(foreignSignIn.status).toBe(403);
+    expect(foreignSignIn.headers["set-cookie"]).toBeUndefined();
   });
 });
 

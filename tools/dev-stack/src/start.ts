@@ -13,7 +13,7 @@ import { stackIsolation } from "./isolation";
 import { ensureVhost } from "./rabbit-vhost";
 import { demoCampaignCommand, ensureCampaignReady } from "./demo-campaign";
 import { ensureDemoOwner } from "./demo-owner";
-import { ensureDemoProject } from "./demo-project";
+import { DEMO_SENDER, ensureDemoProject } from "./demo-project";
 import { startGateway } from "./gateway";
 import { dependenciesFor, missingDependencies } from "./preflight";
 import { ensureSecretsFile, type Secrets, writePrivate } from "./secrets";
@@ -294,6 +294,9 @@ async function main(): Promise<void> {
     INBOUND_BUCKET: "inbound-mail",
     // Local only: client webhooks may go to a receiver on this machine (production refuses private addresses).
     WEBHOOK_URL_ALLOW_PRIVATE: "true",
+    // Dashboard invitations are emailed from the demo project's verified sender (the project holding it is found
+    // at each invitation, so it works once ensureDemoProject has run); the simulator records them.
+    DASHBOARD_INVITE_FROM: process.env.DASHBOARD_INVITE_FROM ?? `Email platform <${DEMO_SENDER}>`,
     // With the provider rate off (SEND_RATE_PER_SECOND=0: the benchmarks' stack), the send routes' per-key request
     // limit and daily cap are off too, unless given: a benchmark sends hundreds of requests a second and millions
     // of emails a day through the demo key. Otherwise the services' defaults hold, as in production.

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import { listAuditQuery } from "../audit/audit.routes";
+import { acceptInvitationSchema, inviteSchema } from "../invitations/invitations.routes";
 import { createUserSchema, putMemberSchema, setPasswordSchema, signInSchema } from "./accounts.routes";
 
 type Json = (schema: z.ZodType) => unknown;
@@ -87,6 +88,82 @@ export function accountPaths(json: Json, ok: Ok) {
       delete: {
         summary: "Remove a member (admins; an owner only by an owner; never the last owner)",
         responses: { 200: ok("removed"), 404: ok("not a member"), 409: ok("the last owner") },
+      },
+    },
+    "/admin/projects/{projectId}/invitations": {
+      parameters: [id("projectId")],
+      get: {
+        summary: "The project's pending invitations (neither accepted, revoked nor expired), newest first",
+        responses: { 200: ok("invitations") },
+      },
+      post: {
+        summary:
+          "Invite an address with a role (admins; an owner invitation only by an owner): emailed from " +
+          "DASHBOARD_INVITE_FROM through the send model; without a usable sender the answer carries the link",
+        requestBody: json(inviteSchema),
+        responses: {
+          201: ok(
+            "invitation, email_sent; email_id and activity_id when emailed, else email_problem and invite_url " +
+              "(pass it on: it is shown only now)",
+          ),
+          403: ok("the role needs an owner"),
+          409: ok("a member already, or a pending invitation exists"),
+        },
+      },
+    },
+    "/admin/projects/{projectId}/invitations/{invitationId}": {
+      parameters: [id("projectId"), id("invitationId")],
+      delete: {
+        summary: "Revoke a pending invitation: its link stops working",
+        responses: {
+          200: ok("revoked"),
+          404: ok("no such invitation"),
+          409: ok("accepted or revoked already"),
+        },
+      },
+    },
+    "/admin/projects/{projectId}/invitations/{invitationId}/resend": {
+      parameters: [id("projectId"), id("invitationId")],
+      post: {
+        summary: "Send the invitation again with a new link and a new expiry; the old link stops working",
+        responses: {
+          200: ok("as the invitation's creation"),
+          404: ok("no such invitation"),
+          409: ok("accepted or revoked already"),
+        },
+      },
+    },
+    "/admin/invitations/{token}": {
+      parameters: [{ name: "token", in: "path", required: true, schema: { type: "string" } }],
+      get: {
+        summary:
+          "The invitation a link names (no session needed): project, role, who invited, expiry and status " +
+          "(pending, accepted, revoked, expired), and whether the address has an account",
+        security: [],
+        responses: {
+          200: ok("invitation, has_account, signed_in_as"),
+          404: ok("no such invitation"),
+          429: ok("too many unknown links from this address"),
+        },
+      },
+    },
+    "/admin/invitations/{token}/accept": {
+      parameters: [{ name: "token", in: "path", required: true, schema: { type: "string" } }],
+      post: {
+        summary:
+          "Accept an invitation (no session needed; a browser's Origin must be the dashboard's): a new user " +
+          "gives name and password and is signed in; an existing user accepts while signed in as the invited " +
+          `address (${csrf})`,
+        security: [],
+        requestBody: json(acceptInvitationSchema),
+        responses: {
+          200: ok("project_id, user, csrf_token, memberships; a new user gets the session cookie"),
+          400: ok("name or password missing or too short"),
+          403: ok("signed in as another user, a foreign Origin, or a missing CSRF token"),
+          404: ok("no such invitation"),
+          409: ok("expired, revoked or used (invitation_status), or sign in first (sign_in_first)"),
+          429: ok("too many unknown links from this address"),
+        },
       },
     },
     "/admin/projects/{projectId}/audit-events": {

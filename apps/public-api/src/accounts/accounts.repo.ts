@@ -1,5 +1,5 @@
 import type { ProjectId } from "@emailsvc/contracts";
-import { type Db, timeOrderedUuid } from "@emailsvc/db";
+import { connOf, type Db, type DbOrClient, timeOrderedUuid } from "@emailsvc/db";
 
 // The dashboard's accounts (issue 45): users, their roles per project, and their sessions. Only public-api reads
 // or writes these tables, so their SQL lives here (docs/architecture.md, "SQL").
@@ -43,10 +43,10 @@ export async function findUserByEmail(db: Db, email: string): Promise<UserRow | 
 
 /** A new user, or null when the email is taken. */
 export async function insertUser(
-  db: Db,
+  db: DbOrClient,
   u: { email: string; name: string | null; passwordHash: string; platformOwner: boolean },
 ): Promise<UserRow | null> {
-  const { rows } = await db.pool.query<UserSql>(
+  const { rows } = await connOf(db).query<UserSql>(
     `INSERT INTO users (id, email, name, password_hash, platform_owner) VALUES ($1, $2, $3, $4, $5)
      ON CONFLICT (email) DO NOTHING RETURNING ${USER_COLS}`,
     [timeOrderedUuid(), u.email.trim().toLowerCase(), u.name, u.passwordHash, u.platformOwner],

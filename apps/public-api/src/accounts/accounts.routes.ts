@@ -22,6 +22,7 @@ import {
   roleIn,
 } from "./accounts.repo";
 import { actorOf, isPlatform, SESSION_COOKIE, sessionIdOf, sessionToken } from "./admin-access";
+import { assertMayGrant } from "./may-grant";
 import { hashPassword, passwordProblem } from "./password";
 import { type SignInConfig, signIn, signInRefusal } from "./sign-in";
 
@@ -59,7 +60,6 @@ export interface AccountsDeps {
  */
 export function accountsRouter(deps: AccountsDeps): Router {
   const r = Router();
-  const secure = (req: Request) => (deps.secureCookies === "auto" ? req.secure : deps.secureCookies);
   const audit = (req: Request, e: Parameters<typeof appendAudit>[1]) =>
     appendAudit(deps.db, e).catch((err: unknown) =>
       deps.logger.error({ err, action: e.action }, "audit event not written"),
@@ -86,16 +86,7 @@ export function accountsRouter(deps: AccountsDeps): Router {
       });
       throw err;
     }
-    // rotation: whatever session this browser had ends; the new one has a token of its own
-    const old = sessionToken(req);
-    if (old) await deleteSession(deps.db, sessionIdOf(old));
-    res.cookie(SESSION_COOKIE, out.token, {
-      httpOnly: true,
-      sameSite: "strict",
-      secure: secure(req),
-      path: "/",
-      expires: out.expiresAt,
-    });
+    await setSessionCookie(deps, req, res, out);
     await audit(req, {
       ...base,
       projectId: null,
@@ -252,15 +243,31 @@ export function accountsRouter(deps: AccountsDeps): Router {
     res.json({ success: true });
   });
 
-  /** Only an owner grants or takes away the owner role; admins manage the other roles. */
-  async function mayGrant(res: Response, projectId: string, role: Role): Promise<void> {
-    const actor = actorOf(res);
-    if (role !== "owner" || isPlatform(actor) || actor.type !== "user") return;
-    if ((await roleIn(deps.db, projectId, actor.user.id)) !== "owner")
-      throw new AppError(ErrorCode.FORBIDDEN, "Forbidden: only an owner may grant or remove the owner role");
-  }
+  const mayGrant = (res: Response, projectId: string, role: Role) =>
+    assertMayGrant(deps.db, actorOf(res), projectId, role);
 
   return r;
+}
+
+/**
+ * The new session's cookie (HttpOnly, SameSite=Strict, Secure behind TLS), ending whatever session this browser
+ * had: rotation, so a session id fixed before sign-in is never carried over.
+ */
+export async function setSessionCookie(
+  deps: Pick<AccountsDeps, "db" | "secureCookies">,
+  req: Request,
+  res: Response,
+  session: { token: string; expiresAt: Date },
+): Promise<void> {
+  const old = sessionToken(req);
+  if (old) await deleteSession(deps.db, sessionIdOf(old));
+  res.cookie(SESSION_COOKIE, session.token, {
+    httpOnly: true,
+    sameSite: "strict",
+    secure: deps.secureCookies === "auto" ? req.secure : deps.secureCookies,
+    path: "/",
+    expires: session.expiresAt,
+  });
 }
 
 function projectParam(req: Request) {

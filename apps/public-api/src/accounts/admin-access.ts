@@ -35,8 +35,22 @@ export function requiredRole(method: string, rest: string): Role {
 /** Routes a signed-in user reaches outside a project (the rest are the platform owner's and the token's). */
 const USER_ROUTES = [/^GET \/projects\/?$/, /^(GET|POST) \/auth\//, /^GET \/openapi\.json$/];
 
-/** Routes anyone reaches: signing in, accepting an invitation. */
-const PUBLIC_ROUTES = [/^POST \/auth\/sign-in$/, /^POST \/auth\/accept-invitation$/];
+/**
+ * Routes anyone reaches: signing in, and an invitation's page and its accept (the link's token is the credential).
+ * A browser's POST to them must come from an allowed Origin (no login CSRF: another site cannot sign a browser in
+ * to an account of its choosing); a session cookie, when valid, makes the caller the actor (an existing user who
+ * accepts an invitation), and the route asks for its CSRF token when it acts on that session.
+ */
+const PUBLIC_ROUTES = [
+  /^POST \/auth\/sign-in$/,
+  /^GET \/invitations\/[^/]+$/,
+  /^POST \/invitations\/[^/]+\/accept$/,
+];
+
+/** Whether a change's Origin is the admin listener's own or one of DASHBOARD_ORIGINS. */
+const originAllowed = (req: Request, origin: string, allowed: readonly string[]) =>
+  origin === `${req.protocol}://${req.get("host")}` || allowed.includes(origin);
+const MSG_FOREIGN_ORIGIN = "Refused: the request does not come from the dashboard's origin";
 
 export const sessionIdOf = (token: string) => createHash("sha256").update(token).digest("hex");
 
@@ -55,6 +69,13 @@ const sameBytes = (a: string, b: string) => {
   const y = createHash("sha256").update(b).digest();
   return timingSafeEqual(x, y);
 };
+
+/** A change made with a session must carry its CSRF token (x-csrf-token). */
+export function assertCsrf(req: Request, csrfToken: string): void {
+  const csrf = req.header("x-csrf-token") ?? "";
+  if (!csrf || !sameBytes(csrf, csrfToken))
+    throw new AppError(ErrorCode.FORBIDDEN, "Refused: missing or invalid CSRF token (x-csrf-token)");
+}
 
 export function actorOf(res: Response): Actor {
   const actor = res.locals.actor as Actor | undefined;
@@ -75,7 +96,25 @@ export function adminAccess(deps: { db: Db }, cfg: AccessConfig): RequestHandler
       res.locals.actor = { type: "token" } satisfies Actor;
       return next();
     }
-    if (PUBLIC_ROUTES.some((r) => r.test(route))) return next();
+    if (PUBLIC_ROUTES.some((r) => r.test(route))) {
+      // A client that is not a browser sends no Origin (the CLI, curl, tests); a browser always does on a POST.
+      const origin = req.header("origin");
+      if (req.method === "POST" && origin && !originAllowed(req, origin, cfg.allowedOrigins))
+        return next(new AppError(ErrorCode.FORBIDDEN, MSG_FOREIGN_ORIGIN));
+      const cookie = sessionToken(req);
+      if (!cookie) return next();
+      const sessionId = sessionIdOf(cookie);
+      return void touchSession(deps.db, sessionId, cfg.idleMs).then((session) => {
+        if (session && !session.user.disabled)
+          res.locals.actor = {
+            type: "user",
+            user: session.user,
+            sessionId,
+            csrfToken: session.csrfToken,
+          } satisfies Actor;
+        next();
+      }, next);
+    }
     const cookie = sessionToken(req);
     if (!cookie)
       return next(new AppError(ErrorCode.UNAUTHORIZED, "Unauthorized: invalid or missing admin token"));
@@ -90,15 +129,9 @@ export function adminAccess(deps: { db: Db }, cfg: AccessConfig): RequestHandler
         // A change from a signed-in browser: from our own pages only (SameSite=Strict keeps the cookie off
         // cross-site requests; the Origin and the CSRF token make sure of it).
         const origin = req.header("origin");
-        const own = `${req.protocol}://${req.get("host")}`;
-        if (!origin || (origin !== own && !cfg.allowedOrigins.includes(origin)))
-          throw new AppError(
-            ErrorCode.FORBIDDEN,
-            "Refused: the request does not come from the dashboard's origin",
-          );
-        const csrf = req.header("x-csrf-token") ?? "";
-        if (!csrf || !sameBytes(csrf, session.csrfToken))
-          throw new AppError(ErrorCode.FORBIDDEN, "Refused: missing or invalid CSRF token (x-csrf-token)");
+        if (!origin || !originAllowed(req, origin, cfg.allowedOrigins))
+          throw new AppError(ErrorCode.FORBIDDEN, MSG_FOREIGN_ORIGIN);
+        assertCsrf(req, session.csrfToken);
       }
       if (isPlatform(actor)) return;
       const m = /^\/projects\/([^/]+)(\/.*)?$/.exec(req.path);

@@ -63,6 +63,15 @@ export async function signIn(
     return { kind: "refused", reason: "credentials" };
   }
   await deps.redis.del(accountKey).catch(() => undefined);
+  return { kind: "signed-in", user, ...(await startSession(deps, user, input)) };
+}
+
+/** A new session for the user (sign-in, an accepted invitation): a fresh token and CSRF token, stored hashed. */
+export async function startSession(
+  deps: { db: Db; config: Pick<SignInConfig, "maxAgeMs"> },
+  user: Pick<UserRow, "id">,
+  client: { ip: string; userAgent: string | null },
+): Promise<{ token: string; csrfToken: string; expiresAt: Date }> {
   const token = randomBytes(32).toString("base64url");
   const csrfToken = randomBytes(32).toString("base64url");
   const expiresAt = new Date(Date.now() + deps.config.maxAgeMs);
@@ -71,10 +80,10 @@ export async function signIn(
     userId: user.id,
     csrfToken,
     expiresAt,
-    ip: input.ip,
-    userAgent: input.userAgent,
+    ip: client.ip,
+    userAgent: client.userAgent,
   });
-  return { kind: "signed-in", user, token, csrfToken, expiresAt };
+  return { token, csrfToken, expiresAt };
 }
 
 /** The refusal as the admin API answers it. */

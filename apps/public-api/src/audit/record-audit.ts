@@ -19,6 +19,8 @@ const VERBS = new Set([
   "test-send",
   "verify",
   "resend",
+  "accept",
+  "send-test",
   "sign-out",
   "sign-out-everywhere",
 ]);
@@ -46,6 +48,11 @@ export function auditAction(
   const route: string[] = [];
   for (let i = 0; i < parts.length; i++) {
     const p = parts[i]!;
+    // an invitation link's token is a credential: never written to the log
+    if (i === 1 && parts[0] === "invitations") {
+      route.push(":token");
+      continue;
+    }
     // a domain or an address named in the path stands for its row as an id does: `domains.verify` for every domain
     const named = NAMED_AFTER[parts[i - 1] ?? ""];
     if (named) {
@@ -95,7 +102,9 @@ export function recordAudit(deps: { db: Db; logger: Logger }): RequestHandler {
         actorType: actor ? actor.type : "anonymous",
         actorId: actor?.type === "user" ? actor.user.id : null,
         actorEmail: actor?.type === "user" ? actor.user.email : null,
-        action: a.action,
+        // a route that names its event in words of its own (`user.invited`), and what it was about
+        action: (res.locals.auditAction as string | undefined) ?? a.action,
+        detail: (res.locals.auditDetail as Record<string, unknown> | undefined) ?? null,
         route: a.route,
         status: res.statusCode,
         ip,
