@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { templateSchema, updateTemplateSchema } from "./templates.schemas";
+import { sendTestTemplateSchema, templateSchema, updateTemplateSchema } from "./templates.schemas";
 
 type Json = (schema: z.ZodType) => { content: { "application/json": { schema: unknown } } };
 type Ok = (description: string) => { description: string };
@@ -32,6 +32,24 @@ export function templatePaths(json: Json, ok: Ok) {
         summary: "Update a template",
         requestBody: json(updateTemplateSchema),
         responses: { 200: ok("template") },
+      },
+    },
+    "/admin/projects/{projectId}/templates/{templateId}/send-test": {
+      parameters: [
+        projectId,
+        { name: "templateId", in: "path", required: true, schema: { type: "string", format: "uuid" } },
+      ],
+      post: {
+        summary:
+          "Send the stored template to one address with sample variables (members): rendered as sends render it, " +
+          "subject prefixed [Test], a test send unless mode is live",
+        requestBody: json(sendTestTemplateSchema),
+        responses: {
+          200: ok("email_id, activity_id, mode; or skipped: true when the address is suppressed"),
+          400: ok("invalid address, no verified sender, or content past the render limits"),
+          403: ok("the sender is not verified (code SENDER_NOT_VERIFIED), or a viewer"),
+          404: ok("no such template"),
+        },
       },
     },
   };

@@ -3,18 +3,21 @@ import { AppError, ErrorCode, parseInput } from "@emailsvc/http";
 import type { Db } from "@emailsvc/db";
 import type { ProjectId } from "@emailsvc/contracts";
 import { z } from "zod";
-import { templateSchema, updateTemplateSchema } from "./templates.schemas";
+import { sendTestTemplateSchema, templateSchema, updateTemplateSchema } from "./templates.schemas";
+import { sendTestTemplate } from "./send-test-template";
 import { projectOf } from "../projects/project-of";
 
 export interface TemplatesDeps {
   db: Db;
   /** Called after a template edit, so this replica's template cache does not serve the old HTML. */
   onTemplateChanged?: (projectId: ProjectId, templateId: string) => void;
+  /** Publishes a test send's outbox row just committed. */
+  kickOutbox?: () => void;
 }
 
 const uuid = z.string().uuid();
 
-/** The admin API's templates: list, create (per-project internal ids), update. */
+/** The admin API's templates: list, create (per-project internal ids), update, send a test (members). */
 export function templatesRouter(deps: TemplatesDeps): Router {
   const { db } = deps;
   const r = Router();
@@ -62,6 +65,14 @@ export function templatesRouter(deps: TemplatesDeps): Router {
     const t = await db.prisma.template.update({ where: { id: existing.id }, data: body });
     deps.onTemplateChanged?.(project.id, t.id);
     res.json({ success: true, template: templateView(t) });
+  });
+
+  r.post("/projects/:projectId/templates/:templateId/send-test", async (req, res) => {
+    const body = parseInput(sendTestTemplateSchema, req.body);
+    const project = { id: await projectOf(db, req.params.projectId) };
+    if (!uuid.safeParse(req.params.templateId).success)
+      throw new AppError(ErrorCode.NOT_FOUND, "Template not found");
+    res.json(await sendTestTemplate(deps, project.id, req.params.templateId, body));
   });
 
   return r;
