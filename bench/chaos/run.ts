@@ -137,13 +137,14 @@ async function main(): Promise<number> {
       inbound_webhook_url: `${receiver.url}/inbound-live`,
       inbound_webhook_url_dev: `${receiver.url}/inbound-test`,
     });
-    const template = (await admin(d, "POST", `/projects/${d.project_id}/templates`, {
+    const template = await admin(d, "POST", `/projects/${d.project_id}/templates`, {
       name: `chaos ${runId}`,
       // a stored template's own syntax: single braces
       subject: "Template for {name}",
       html: '<p>Hello {name} <a href="https://example.com/t">link</a></p>',
-    })) as { template?: { id: string }; id?: string };
-    const templateId = template.template?.id ?? template.id!;
+    });
+    const templateId = (template as { template?: { template_id?: string } }).template?.template_id;
+    if (!templateId) throw new Error(`the admin API made no template: ${JSON.stringify(template)}`);
     const shopSecret = `chaos-secret-${runId}`;
     const shopDomain = `chaos-${runId}.myshop.test`;
     await admin(d, "POST", `/projects/${d.project_id}/shops`, {

@@ -70,7 +70,10 @@ export async function runTraffic(s: TrafficSetup, stop: { at: number }, rate: nu
   // a client gives up retrying a minute after the traffic stopped (the faults are over by then)
   const giveUp = () => stop.at + 60_000;
   const bearer = (isTest: boolean) => ({ authorization: `Bearer ${isTest ? d.test_key : d.live_key}` });
-  const refused = (route: string) => ledger.refused.set(route, (ledger.refused.get(route) ?? 0) + 1);
+  const refused = (route: string, body?: string) => {
+    if (!ledger.refused.has(route)) console.log(`  refused: ${route} ${body?.slice(0, 200) ?? ""}`);
+    ledger.refused.set(route, (ledger.refused.get(route) ?? 0) + 1);
+  };
   /** batch activities and when they were accepted: a pixel loads once the email has arrived, not before */
   const batchActivities: { id: string; at: number }[] = [];
 
@@ -91,7 +94,7 @@ export async function runTraffic(s: TrafficSetup, stop: { at: number }, rate: nu
     };
     const a = await client.retry(once, giveUp);
     rec.accepted = note(a);
-    if (!rec.accepted) return refused(`${route} ${a?.status ?? "network"}`);
+    if (!rec.accepted) return refused(`${route} ${a?.status ?? "network"}`, a?.text);
     if (replay) note(await client.retry(once, giveUp));
   };
 
