@@ -7,6 +7,7 @@ import { ErrorMessage, Loading } from "./ui/states";
 const SignInPage = lazy(() => import("./auth/sign-in-page"));
 const HomeRedirect = lazy(() => import("./projects/home-redirect"));
 const ProjectLayout = lazy(() => import("./projects/project-layout"));
+const OverviewPage = lazy(() => import("./overview/overview-page"));
 const ActivityPage = lazy(() => import("./activity/activity-page"));
 const ActivityDetailPage = lazy(() => import("./activity/activity-detail-page"));
 const KeysPage = lazy(() => import("./keys/keys-page"));
@@ -44,7 +45,8 @@ export function createRouter() {
             path: "/p/:projectId",
             element: signedIn(<ProjectLayout />),
             children: [
-              { index: true, element: <Navigate to="keys" replace /> },
+              { index: true, element: <Navigate to="overview" replace /> },
+              { path: "overview", element: <OverviewPage /> },
               { path: "activity", element: <ActivityPage /> },
               { path: "activity/:activityId", element: <ActivityDetailPage /> },
               { path: "webhooks", element: <WebhooksPage /> },

@@ -150,7 +150,7 @@ describe("the dashboard", () => {
     const page = await ctx.newPage();
     await page.goto(`${stack.internal}/dashboard/sign-in`);
     await signIn(page, platformOwner, PASSWORD);
-    await page.waitForURL(/\/dashboard\/p\/[0-9a-f-]{36}\/keys$/);
+    await page.waitForURL(/\/dashboard\/p\/[0-9a-f-]{36}\/overview$/);
     // the list of every project arrives after the page: wait for it rather than read the select at once
     await expect
       .poll(() => page.getByLabel("Switch project").locator("option").allTextContents())
@@ -163,7 +163,8 @@ describe("the dashboard", () => {
     const page = await ctx.newPage();
     await page.goto(`${stack.internal}/dashboard/sign-in`);
     await signIn(page, viewer, PASSWORD);
-    await page.waitForURL(`**/dashboard/p/${projectId}/keys`);
+    await page.waitForURL(`**/dashboard/p/${projectId}/overview`);
+    await page.getByRole("link", { name: "API keys" }).click();
     await expect
       .poll(() => page.getByRole("button", { name: "Regenerate test key" }).isDisabled())
       .toBe(true);
@@ -184,6 +185,8 @@ describe("the dashboard", () => {
       page = await browser.newPage();
       await page.goto(`${stack.internal}/dashboard/sign-in`);
       await signIn(page, owner, PASSWORD);
+      await page.waitForURL(`**/dashboard/p/${projectId}/overview`);
+      await page.getByRole("link", { name: "API keys" }).click();
       await page.waitForURL(`**/dashboard/p/${projectId}/keys`);
     });
 
@@ -273,6 +276,44 @@ describe("the dashboard", () => {
       } finally {
         pixel.close();
       }
+    });
+
+    it("draws the sends on the overview, live and test apart, with the rates and the quotas used", async () => {
+      // this stack runs public-api alone: the sends of the tests above are marked sent and delivered here as the
+      // send-worker's and notification-ingest's statements do; the triggers count them for the overview
+      await sql(
+        `UPDATE activities SET status = 'delivered', sent_at = now(), delivered_at = now()
+          WHERE project_id = $1 AND status = 'queued'`,
+        [projectId],
+      );
+      await page.getByRole("link", { name: "Overview" }).click();
+      await page.waitForURL(/\/overview$/);
+      const figure = (label: string) =>
+        page
+          .locator("dl > div")
+          .filter({ has: page.getByText(label, { exact: true }) })
+          .locator("dd");
+      await expect
+        .poll(async () => Number((await figure("Sent").textContent())?.split(" ")[0]), { timeout: 20_000 })
+        .toBeGreaterThan(0);
+      await page.getByRole("figure").waitFor();
+      await page.getByRole("region", { name: "Complaint rate" }).getByText("0.00%").waitFor();
+      await page
+        .getByRole("region", { name: "Provider, last 24 hours" })
+        .getByText("unknown", { exact: true })
+        .waitFor();
+      await page
+        .getByRole("meter", { name: "This month (" + new Date().toISOString().slice(0, 7) + ") used" })
+        .waitFor();
+      await shoot(page, "overview");
+      await page.getByRole("button", { name: "Test", exact: true }).click();
+      await page.waitForURL(/overview\?mode=test$/);
+      await page.getByRole("button", { name: "24 hours" }).click();
+      await page.waitForURL(/mode=test&range=24h$/);
+      await expect
+        .poll(async () => Number((await figure("Sent").textContent())?.split(" ")[0]), { timeout: 20_000 })
+        .toBeGreaterThan(0);
+      await shoot(page, "overview-test-24h");
     });
 
     it("changes a setting, and shows the API's words for a refused one", async () => {

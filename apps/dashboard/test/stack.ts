@@ -26,9 +26,12 @@ export interface Stack {
   stop(): Promise<void>;
 }
 
-export async function startStack(): Promise<Stack> {
+/** `env`: more of public-api's environment (DOMAIN_SERVICE_URL for the Domains page's test). */
+export async function startStack(opts: { env?: Record<string, string> } = {}): Promise<Stack> {
   if (!existsSync(path.join(dashboardRoot, "dist-test", "index.html")))
-    throw new Error("apps/dashboard/dist-test is missing: the test script builds it first (vite build --outDir dist-test)");
+    throw new Error(
+      "apps/dashboard/dist-test is missing: the test script builds it first (vite build --outDir dist-test)",
+    );
   mkdirSync(artifacts, { recursive: true });
   const setup = require(path.join(testingDir, "src/global-setup.js")) as (c: {
     rootDir: string;
@@ -56,7 +59,10 @@ export async function startStack(): Promise<Stack> {
       AWS_ACCESS_KEY_ID: "S3RVER",
       AWS_SECRET_ACCESS_KEY: "S3RVER",
       AUTH_FAILURE_LIMIT: "0",
+      // no provider here: the overview's provider quota is unknown at once (nothing listens on port 9)
+      SES_ENDPOINT: "http://127.0.0.1:9",
       DASHBOARD_DIST: path.join(dashboardRoot, "dist-test"),
+      ...opts.env,
     },
   });
   const internal = `http://127.0.0.1:${internalPort}`;

@@ -27,6 +27,7 @@ import { scheduledSendsRouter } from "./sends/scheduled-sends.routes";
 import { internalSenderAllowlist } from "./internal-access/sender-allowlist";
 import { internalSendRouter, SEND_BODY_LIMIT, v1SendRouter } from "./sends/send.routes";
 import type { SendDeps } from "./sends/send-deps";
+import { chargedToday } from "./sends/send-limits";
 import { threadsRouter } from "./threads/threads.routes";
 
 export function sendDepsOf(deps: Deps): SendDeps {
@@ -190,6 +191,11 @@ export function createInternalApp(deps: Deps, lifecycle?: Traffic): Express {
       onKeysChanged: (projectId) => deps.apiKeys.keysChanged(projectId),
       domainService: deps.domainService,
       kickOutbox: () => deps.outbox.kick(),
+      overview: {
+        chargedToday: (projectId) => chargedToday(deps.redis, projectId),
+        providerQuota: deps.providerQuota,
+        defaultDailyCap: deps.env.SEND_DAILY_CAP,
+      },
       campaigns: {
         templateCache: deps.templateCache,
         publicBaseUrl: deps.env.PUBLIC_BASE_URL,

@@ -17,7 +17,8 @@ import {
 } from "@emailsvc/http";
 import { type ApiKeyCache, createApiKeyCache } from "./infra/api-key-cache";
 import type { ImportDeps } from "./imports/import-deps";
-import { createS3Client, providerConfigFromEnv } from "@emailsvc/provider";
+import { createS3Client, createSesClient, providerConfigFromEnv } from "@emailsvc/provider";
+import { createProviderQuotaReader, type ProviderQuotaReading } from "./overview/provider-quota";
 import { createS3AttachmentStore } from "./sends/attachments/s3-attachment-store";
 import {
   type AcceptResult,
@@ -50,6 +51,8 @@ export interface Deps extends BaseDeps {
   readInboundMime(key: string): Promise<Buffer>;
   /** domain-service's internal port, for the admin API's domain routes (null: DOMAIN_SERVICE_URL unset). */
   domainService: DomainService | null;
+  /** The provider account's 24-hour quota for the overview, read at most once a minute (null: no answer). */
+  providerQuota: () => Promise<ProviderQuotaReading | null>;
   /** Contact imports: uploads stream to the imports bucket (IMPORTS_BUCKET) under IMPORT_MAX_FILE_BYTES. */
   imports: Omit<ImportDeps, "db" | "kickOutbox">;
   /** Use cases kick it after a commit; main.ts (or a test harness) starts and stops it. */
@@ -113,6 +116,7 @@ export async function createDeps(env: Env): Promise<Deps> {
     domainService: env.DOMAIN_SERVICE_URL
       ? createDomainServiceClient({ baseUrl: env.DOMAIN_SERVICE_URL, internalToken: env.INTERNAL_TOKEN })
       : null,
+    providerQuota: createProviderQuotaReader(createSesClient(providerConfigFromEnv(env, "ses")), base.logger),
     imports: {
       s3: createS3Client(providerConfigFromEnv(env, "s3")),
       bucket: env.IMPORTS_BUCKET,

@@ -39,6 +39,7 @@ export * from "./webhook-deliveries.repo";
 export * from "./suppressions.repo";
 export * from "./identities.repo";
 export * from "./projects.repo";
+export * from "./activity-stats.repo";
 export * from "./inbound-mail.repo";
 export * from "./listing";
 export * from "./autovacuum";

@@ -2,6 +2,7 @@ import type { ProjectId } from "@emailsvc/contracts";
 // The usage/quota aggregate: the monthly live quota, how an accept charges it and the one way a charge is given
 // back. Written once here; the accept statements (packages/sending) and every cancel use these.
 import type { Pool, PoolClient } from "pg";
+import type { Db } from "./create-db";
 
 /** Spec 8: "Emails per month (platform) 500,000". */
 export const MONTHLY_QUOTA = 500_000;
@@ -46,4 +47,13 @@ export async function refundQuota(
   n: number,
 ): Promise<void> {
   if (n > 0) await q.query(REFUND_SQL, [projectId, period, n]);
+}
+
+/** The live emails charged to `period`'s monthly quota so far (0 before the month's first send). */
+export async function monthlyLiveSent(db: Db, projectId: ProjectId, period = usagePeriod()): Promise<number> {
+  const { rows } = await db.pool.query<{ live_sent: number }>(
+    "SELECT live_sent FROM project_usage WHERE project_id = $1 AND period = $2",
+    [projectId, period],
+  );
+  return rows[0]?.live_sent ?? 0;
 }

@@ -10,7 +10,7 @@ export default function HomeRedirect() {
   const signOut = useSignOut();
   const { projects, isPending, error } = useProjects();
   const first = projects[0];
-  if (first) return <Navigate to={`/p/${first.project_id}/keys`} replace />;
+  if (first) return <Navigate to={`/p/${first.project_id}/overview`} replace />;
   if (isPending) return <Loading what="your projects" />;
   return (
     <main className="mx-auto max-w-xl p-8">

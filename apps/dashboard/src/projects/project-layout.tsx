@@ -8,6 +8,7 @@ import { EmptyState, ErrorMessage, Loading } from "../ui/states";
 import { useCurrentProject, useProjects } from "./use-project";
 
 const sections = [
+  { to: "overview", label: "Overview" },
   { to: "activity", label: "Activity" },
   { to: "webhooks", label: "Webhooks" },
   { to: "suppressions", label: "Suppressions" },
@@ -39,7 +40,7 @@ export default function ProjectLayout() {
             <Select
               className="w-56"
               value={projectId}
-              onChange={(e) => navigate(`/p/${e.target.value}/keys`)}
+              onChange={(e) => navigate(`/p/${e.target.value}/overview`)}
               aria-label="Switch project"
             >
               {!membership && <option value={projectId}>—</option>}

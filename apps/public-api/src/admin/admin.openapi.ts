@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { projectPaths } from "../projects/projects.openapi";
+import { overviewPaths } from "../overview/overview.openapi";
 import { templatePaths } from "../templates/templates.openapi";
 import { senderPaths } from "../domains/senders.openapi";
 import { adminDomainPaths } from "../domains/admin-domains.openapi";
@@ -37,6 +38,7 @@ export function adminOpenApi() {
     security: [{ adminToken: [] }],
     paths: {
       ...projectPaths(json, ok),
+      ...overviewPaths(ok),
       ...templatePaths(json, ok),
       ...senderPaths(json, ok),
       ...adminDomainPaths(json, ok),

@@ -3,6 +3,8 @@ import type { Db } from "@emailsvc/db";
 import type { ProjectId } from "@emailsvc/contracts";
 import { adminOpenApi } from "./admin.openapi";
 import { projectsRouter } from "../projects/projects.routes";
+import { overviewRouter } from "../overview/overview.routes";
+import type { OverviewDeps } from "../overview/get-overview";
 import { templatesRouter } from "../templates/templates.routes";
 import { sendersRouter } from "../domains/senders.routes";
 import { adminDomainsRouter } from "../domains/admin-domains.routes";
@@ -28,6 +30,8 @@ export interface AdminDeps {
   campaigns?: Omit<CampaignDeps, "db" | "kickOutbox">;
   /** domain-service's internal port (the domain routes' changes and live checks); null: those answer 503. */
   domainService?: DomainService | null;
+  /** The overview's counters besides the database (the daily cap's, the provider's). */
+  overview: Omit<OverviewDeps, "db">;
 }
 
 /**
@@ -42,6 +46,7 @@ export function adminRouter(deps: AdminDeps): Router {
     res.json(adminOpenApi());
   });
   r.use(projectsRouter(deps));
+  r.use(overviewRouter({ ...deps.overview, db }));
   r.use(templatesRouter(deps));
   r.use(sendersRouter({ db }));
   r.use(adminDomainsRouter({ db, domainService: deps.domainService ?? null }));

@@ -58,6 +58,22 @@ return v`;
 
 const DAY_MS = 24 * 60 * 60_000;
 
+/** The Redis counter of a project's emails accepted on a UTC day (`day`: YYYY-MM-DD), test sends included. */
+export const dailyCapKey = (projectId: ProjectId, day: string) => `sendcap:${projectId}:${day}`;
+
+/** The emails charged to the project's daily cap today (UTC); null when Redis cannot say. */
+export async function chargedToday(
+  redis: Redis,
+  projectId: ProjectId,
+  now = new Date(),
+): Promise<number | null> {
+  try {
+    return Number((await redis.get(dailyCapKey(projectId, now.toISOString().slice(0, 10)))) ?? 0);
+  } catch {
+    return null;
+  }
+}
+
 export const MSG_DAILY_CAP = (cap: number) =>
   `Daily send limit reached: this project may send ${cap.toLocaleString("en-US")} emails a day (test sends included); it resets at 00:00 UTC`;
 
@@ -108,7 +124,7 @@ export function createSendLimits(
           if (cap <= 0 || n <= 0) return next();
           const now = Date.now();
           const day = new Date(now).toISOString().slice(0, 10);
-          const key = `sendcap:${auth.projectId}:${day}`;
+          const key = dailyCapKey(auth.projectId, day);
           let out: [number, number];
           try {
             out = (await deps.redis.eval(CHARGE_DAY, 1, key, cap, n, 2 * DAY_MS)) as [number, number];
