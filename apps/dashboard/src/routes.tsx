@@ -19,6 +19,7 @@ const TemplateEditorPage = lazy(() => import("./templates/template-editor-page")
 const WebhooksPage = lazy(() => import("./webhooks/webhooks-page"));
 const DeliveryPage = lazy(() => import("./webhooks/delivery-page"));
 const SuppressionsPage = lazy(() => import("./suppressions/suppressions-page"));
+const DomainsPage = lazy(() => import("./domains/domains-page"));
 
 const page = (node: ReactNode) => <Suspense fallback={<Loading what="the page" />}>{node}</Suspense>;
 const signedIn = (node: ReactNode) => page(<RequireSession>{node}</RequireSession>);
@@ -52,6 +53,7 @@ export function createRouter() {
               { path: "webhooks", element: <WebhooksPage /> },
               { path: "webhooks/:deliveryId", element: <DeliveryPage /> },
               { path: "suppressions", element: <SuppressionsPage /> },
+              { path: "domains", element: <DomainsPage /> },
               { path: "keys", element: <KeysPage /> },
               { path: "settings", element: <SettingsPage /> },
               { path: "team", element: <TeamPage /> },

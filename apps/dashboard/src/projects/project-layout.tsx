@@ -12,6 +12,7 @@ const sections = [
   { to: "activity", label: "Activity" },
   { to: "webhooks", label: "Webhooks" },
   { to: "suppressions", label: "Suppressions" },
+  { to: "domains", label: "Domains" },
   { to: "keys", label: "API keys" },
   { to: "settings", label: "Settings" },
   { to: "templates", label: "Templates" },
