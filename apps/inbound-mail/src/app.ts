@@ -5,7 +5,7 @@ import { baseApp, type Traffic } from "@emailsvc/runtime";
 import { attachmentLinkFastPath } from "./attachments/attachment-link.routes";
 import type { Deps } from "./deps";
 import { processDepsOf } from "./process-deps";
-import { inboundProviderFastPath } from "./receiver/inbound-provider.routes";
+import { inboundProviderFastPath } from "./replies/inbound-provider.routes";
 
 /**
  * POST /api/inbound/provider (the SNS receiver) and GET /api/inbound/attachments/:id (signed attachment links),

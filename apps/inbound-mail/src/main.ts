@@ -1,6 +1,6 @@
 import { runService } from "@emailsvc/runtime";
 import { createApp } from "./app";
-import { inboundConsumer } from "./consumers/inbound.consumer";
+import { inboundConsumer } from "./replies/inbound.consumer";
 import { createDeps } from "./deps";
 import { readEnv } from "./env";
 import { processDepsOf } from "./process-deps";

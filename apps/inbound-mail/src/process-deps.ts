@@ -1,7 +1,7 @@
 import { sesMessageIdDomain } from "@emailsvc/provider";
 import type { Deps } from "./deps";
 import { createResolveRepo } from "@emailsvc/db";
-import type { ProcessDeps } from "./use-cases/process-notification";
+import type { ProcessDeps } from "./replies/process-notification";
 
 const DAY = 24 * 60 * 60_000;
 

@@ -4,8 +4,8 @@
 import { createHmac } from "node:crypto";
 import { putObject } from "@emailsvc/provider";
 import { waitFor } from "@emailsvc/testing";
-import { readReceivedNotification } from "../src/domain/ses-received";
-import { storeNotification } from "../src/repos/notifications.repo";
+import { readReceivedNotification } from "../src/replies/domain/ses-received";
+import { storeNotification } from "../src/replies/notifications.repo";
 import {
   BUCKET,
   deliverRaw,

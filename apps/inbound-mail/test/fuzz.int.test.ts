@@ -25,8 +25,8 @@ import {
   type FuzzFailure,
 } from "@emailsvc/testing";
 import { ATTACHMENT_LINK_ROUTES } from "../src/attachments/attachment-link.routes";
-import { attachmentLink } from "../src/domain/attachment-link";
-import { INBOUND_PROVIDER_ROUTES } from "../src/receiver/inbound-provider.routes";
+import { attachmentLink } from "../src/attachments/domain/attachment-link";
+import { INBOUND_PROVIDER_ROUTES } from "../src/replies/inbound-provider.routes";
 import { BUCKET, deliverRaw, INBOUND_TOPIC, receivedMessage, startStack, type Stack } from "./harness";
 
 jest.setTimeout(120_000);

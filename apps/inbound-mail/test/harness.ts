@@ -26,7 +26,7 @@ import { createSimulator, type Simulator } from "@emailsvc/provider-simulator";
 import { freePort, spawnTs, startS3, stopEvery, type TestS3, waitFor } from "@emailsvc/testing";
 export { freePort };
 import { createApp } from "../src/app";
-import { inboundConsumer } from "../src/consumers/inbound.consumer";
+import { inboundConsumer } from "../src/replies/inbound.consumer";
 import { createDeps, type Deps } from "../src/deps";
 import { readEnv } from "../src/env";
 import { processDepsOf } from "../src/process-deps";

@@ -2,7 +2,7 @@
 // webhook-dispatcher and inbound-mail. Size limit and bounce, the bucket rule, attachment links, bad input.
 import { randomUUID } from "node:crypto";
 import { waitFor } from "@emailsvc/testing";
-import { attachmentLink } from "../src/domain/attachment-link";
+import { attachmentLink } from "../src/attachments/domain/attachment-link";
 import {
   deliverRaw,
   inboundOf,

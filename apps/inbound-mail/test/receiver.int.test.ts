@@ -13,9 +13,9 @@ import type { Express } from "express";
 import { ATTACHMENT_LINK_ROUTES } from "../src/attachments/attachment-link.routes";
 import { createApp } from "../src/app";
 import { createDeps, type Deps } from "../src/deps";
-import { readReceivedNotification } from "../src/domain/ses-received";
+import { readReceivedNotification } from "../src/replies/domain/ses-received";
 import { readEnv } from "../src/env";
-import { INBOUND_PROVIDER_ROUTES } from "../src/receiver/inbound-provider.routes";
+import { INBOUND_PROVIDER_ROUTES } from "../src/replies/inbound-provider.routes";
 
 const TOPIC = "arn:aws:sns:us-east-1:000000000000:ses-inbound";
 const corpus = path.resolve(__dirname, "../../../../shared/corpus/ses");

@@ -6,7 +6,7 @@ import { randomUUID } from "node:crypto";
 import { eventsConsumer } from "../../../apps/webhook-dispatcher/src/consumers/events.consumer.js";
 import { signedHeaders } from "../../../apps/webhook-dispatcher/src/domain/sign.js";
 import { buildEventBody } from "../../../apps/webhook-dispatcher/src/use-cases/build-event-body.js";
-import { buildInboundWebhookBody } from "../../../apps/inbound-mail/src/domain/webhook-body.js";
+import { buildInboundWebhookBody } from "../../../apps/inbound-mail/src/replies/domain/webhook-body.js";
 import { projectIdOf } from "@emailsvc/contracts";
 import {
   verifyWebhook,

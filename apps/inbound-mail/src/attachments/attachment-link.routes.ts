@@ -3,8 +3,8 @@ import { isUuid } from "@emailsvc/contracts";
 import type { Db } from "@emailsvc/db";
 import type { Logger } from "@emailsvc/observability";
 import { presignGetObject, type S3ClientType } from "@emailsvc/provider";
-import { ATTACHMENT_LINK_PATH, checkAttachmentLink } from "../domain/attachment-link";
-import { findStoredAttachment } from "../repos/attachments.repo";
+import { ATTACHMENT_LINK_PATH, checkAttachmentLink } from "./domain/attachment-link";
+import { findStoredAttachment } from "./attachments.repo";
 
 export interface AttachmentLinkDeps {
   db: Db;

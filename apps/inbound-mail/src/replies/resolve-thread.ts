@@ -1,7 +1,7 @@
 import { parseReplyAddress, type ProjectId, projectIdOf } from "@emailsvc/contracts";
-import type { ParsedReply } from "../domain/parse-mime";
-import { sentSubject } from "../domain/sent-subject";
-import { normalizeSubject } from "../domain/subject";
+import type { ParsedReply } from "./domain/parse-mime";
+import { sentSubject } from "./domain/sent-subject";
+import { normalizeSubject } from "./domain/subject";
 import type { OutboundSend, ResolveRepo } from "@emailsvc/db";
 
 export type MatchedBy = "token" | "legacy" | "in_reply_to" | "references" | "subject";

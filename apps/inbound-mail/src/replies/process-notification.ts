@@ -9,16 +9,16 @@ import {
   sendBounce,
   type SesV1Client,
 } from "@emailsvc/provider";
-import { attachmentLink } from "../domain/attachment-link";
-import { classifyKind } from "../domain/classify";
-import { sanitizeFilename } from "../domain/filename";
-import { bracketed } from "../domain/message-ids";
-import { parseMime, type ParsedReply, UnparseableMessageError } from "../domain/parse-mime";
-import { replyText } from "../domain/reply-text";
-import { normalizeSubject } from "../domain/subject";
-import { buildInboundWebhookBody, type WebhookAttachment } from "../domain/webhook-body";
-import { finishNotification, loadNotification, type StoredNotification } from "../repos/notifications.repo";
-import { type NewAttachment, storeInboundMessage } from "../repos/messages.repo";
+import { attachmentLink } from "../attachments/domain/attachment-link";
+import { classifyKind } from "./domain/classify";
+import { sanitizeFilename } from "../attachments/domain/filename";
+import { bracketed } from "./domain/message-ids";
+import { parseMime, type ParsedReply, UnparseableMessageError } from "./domain/parse-mime";
+import { replyText } from "./domain/reply-text";
+import { normalizeSubject } from "./domain/subject";
+import { buildInboundWebhookBody, type WebhookAttachment } from "./domain/webhook-body";
+import { finishNotification, loadNotification, type StoredNotification } from "./notifications.repo";
+import { type NewAttachment, storeInboundMessage } from "./messages.repo";
 import { type Resolution, resolveThread } from "./resolve-thread";
 
 export interface ProcessDeps {

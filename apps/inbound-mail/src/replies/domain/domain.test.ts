@@ -1,5 +1,5 @@
-import { attachmentLink, checkAttachmentLink } from "./attachment-link";
-import { sanitizeFilename } from "./filename";
+import { attachmentLink, checkAttachmentLink } from "../../attachments/domain/attachment-link";
+import { sanitizeFilename } from "../../attachments/domain/filename";
 import { normalizeMessageId, normalizeMessageIds } from "./message-ids";
 import { readReceivedNotification } from "./ses-received";
 import { normalizeSubject } from "./subject";

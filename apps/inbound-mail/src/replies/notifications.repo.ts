@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { Exchanges, makeEnvelope, RoutingKeys, type ProjectId } from "@emailsvc/contracts";
 import { type Db, OUTBOX_INSERT, OUTBOX_INSERT_HELD } from "@emailsvc/db";
-import type { ReceivedNotification } from "../domain/ses-received";
+import type { ReceivedNotification } from "./domain/ses-received";
 
 export interface StoredNotification {
   id: string;

@@ -8,7 +8,7 @@ import { replyText } from "./reply-text";
  * Thunderbird quoting styles. Read where it lies, never copied into the repository. Goal: 90% (whitespace-
  * normalised), since the sources disagree with each other on a handful of conventions.
  */
-const dir = path.resolve(__dirname, "../../../../../shared/corpus/replies");
+const dir = path.resolve(__dirname, "../../../../../../shared/corpus/replies");
 const have = fs.existsSync(dir);
 
 interface Case {

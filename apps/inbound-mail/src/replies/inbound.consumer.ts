@@ -1,6 +1,6 @@
 import { consumerCatalogue, Queues, RoutingKeys } from "@emailsvc/contracts";
 import { defineConsumer, RetryableError } from "@emailsvc/messaging";
-import { type ProcessDeps, processNotification } from "../use-cases/process-notification";
+import { type ProcessDeps, processNotification } from "./process-notification";
 
 const MAX_ATTEMPTS = consumerCatalogue[Queues.inboundMailNotifications].retry.maxAttempts;
 

@@ -2,9 +2,9 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { type Db, dropHeldOutboxMessage, releaseHeldOutboxMessage } from "@emailsvc/db";
 import type { Logger } from "@emailsvc/observability";
 import { createSnsReceiver, type SnsAnswer, snsFastPath, SnsPayloadError } from "@emailsvc/provider";
-import { readReceivedNotification, storableText } from "../domain/ses-received";
-import { notificationOutcome, storeNotification } from "../repos/notifications.repo";
-import { type ProcessDeps, processNotification, type ProcessResult } from "../use-cases/process-notification";
+import { readReceivedNotification, storableText } from "./domain/ses-received";
+import { notificationOutcome, storeNotification } from "./notifications.repo";
+import { type ProcessDeps, processNotification, type ProcessResult } from "./process-notification";
 
 export interface InboundProviderDeps {
   db: Db;
