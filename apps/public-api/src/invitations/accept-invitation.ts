@@ -37,15 +37,16 @@ return n`;
 export async function lookUpInvitation(
   deps: InvitationsDeps,
   tokenHash: string,
-  ip: string,
+  /** the caller's address; null for the admin token, which guesses nothing (it may do anything already) */
+  ip: string | null,
 ): Promise<InvitationRow> {
-  const key = `invite:addr:${ip}`;
-  const tries = await deps.redis.get(key).catch(() => null);
+  const key = ip === null ? null : `invite:addr:${ip}`;
+  const tries = key ? await deps.redis.get(key).catch(() => null) : null;
   if (Number(tries ?? 0) >= deps.signIn.perAddress)
     throw new AppError(ErrorCode.RATE_LIMITED, MSG_TOO_MANY_INVITATION_TRIES);
   const found = await findInvitationByToken(deps.db, tokenHash);
   if (!found) {
-    await deps.redis.eval(COUNT, 1, key, deps.signIn.windowMs).catch(() => undefined);
+    if (key) await deps.redis.eval(COUNT, 1, key, deps.signIn.windowMs).catch(() => undefined);
     throw new AppError(ErrorCode.NOT_FOUND, MSG_INVITATION_UNKNOWN);
   }
   return found;
@@ -73,9 +74,11 @@ export async function acceptInvitation(
     name: string | undefined;
     password: string | undefined;
     client: { ip: string; userAgent: string | null };
+    /** the admin token's call: not throttled */
+    byToken: boolean;
   },
 ): Promise<AcceptOutcome> {
-  const invitation = await lookUpInvitation(deps, input.tokenHash, input.client.ip);
+  const invitation = await lookUpInvitation(deps, input.tokenHash, input.byToken ? null : input.client.ip);
   if (invitation.status !== "pending") throw invitationGone(invitation);
   const existing = await findUserByEmail(deps.db, invitation.email);
   const signedIn = input.actor?.type === "user" ? input.actor.user : null;

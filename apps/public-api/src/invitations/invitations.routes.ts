@@ -99,8 +99,9 @@ export function invitationsRouter(deps: InvitationsDeps): Router {
 
   // The invitee's page: whose invitation, to what, and whether it still works (public: no session needed).
   r.get("/invitations/:token", async (req, res) => {
-    const found = await lookUpInvitation(deps, hashInvitationToken(tokenOf(req)), clientAddress(req));
     const actor = res.locals.actor as Actor | undefined;
+    const ip = actor?.type === "token" ? null : clientAddress(req);
+    const found = await lookUpInvitation(deps, hashInvitationToken(tokenOf(req)), ip);
     res.json({
       success: true,
       invitation: {
@@ -130,6 +131,7 @@ export function invitationsRouter(deps: InvitationsDeps): Router {
       name: body.name,
       password: body.password,
       client: { ip: clientAddress(req), userAgent: req.header("user-agent") ?? null },
+      byToken: actor?.type === "token",
     });
     const { invitation, user } = out;
     audited(res, "invitation.accepted", invitation.projectId, {
