@@ -5,6 +5,7 @@ import { ErrorMessage, Loading } from "./ui/states";
 
 // Every page is its own chunk (React.lazy): the first load carries the shell, the router and the client only.
 const SignInPage = lazy(() => import("./auth/sign-in-page"));
+const InvitePage = lazy(() => import("./auth/invite-page"));
 const HomeRedirect = lazy(() => import("./projects/home-redirect"));
 const ProjectLayout = lazy(() => import("./projects/project-layout"));
 const OverviewPage = lazy(() => import("./overview/overview-page"));
@@ -41,6 +42,8 @@ export function createRouter() {
         errorElement: <RouteError />,
         children: [
           { path: "/sign-in", element: page(<SignInPage />) },
+          // an invitation's link: its own page, reached without a session
+          { path: "/invite/:token", element: page(<InvitePage />) },
           { path: "/", element: signedIn(<HomeRedirect />) },
           {
             path: "/p/:projectId",

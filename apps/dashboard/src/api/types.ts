@@ -170,3 +170,40 @@ export interface ActivityDetail {
     created_at: string;
   }[];
 }
+
+/** A pending invitation (GET /admin/projects/:id/invitations; invitations/invitations.routes.ts). */
+export interface Invitation {
+  id: string;
+  email: string;
+  role: Role;
+  invited_by: { email: string; name: string | null } | null;
+  created_at: string;
+  expires_at: string;
+  status: "pending" | "accepted" | "revoked" | "expired";
+}
+
+/** An invitation made or sent again: emailed, or (no usable sender) its link for the inviter to pass on. */
+export type InvitationSent = { invitation: Invitation } & (
+  | { email_sent: true; email_id: string; activity_id: string }
+  | { email_sent: false; email_problem: string; invite_url: string }
+);
+
+/** What an invitation's link shows its holder, signed in or not (GET /admin/invitations/:token). */
+export interface InvitationLookup {
+  invitation: {
+    project_id: string;
+    project_name: string;
+    email: string;
+    role: Role;
+    invited_by: { email: string; name: string | null } | null;
+    expires_at: string;
+    status: Invitation["status"];
+  };
+  has_account: boolean;
+  signed_in_as: string | null;
+}
+
+/** The template editor's test send: queued, or skipped (a suppressed address). */
+export type TemplateTestSent =
+  | { message: string; email_id: string; activity_id: string; mode: "test" | "live"; skipped?: undefined }
+  | { message: string; skipped: true; recipient: string; suppression_reason: string };

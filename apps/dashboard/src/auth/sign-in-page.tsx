@@ -58,7 +58,7 @@ export default function SignInPage() {
           {signIn.isPending ? "Signing in…" : "Sign in"}
         </Button>
         <p className="text-xs text-slate-600">
-          No account yet? An owner adds you to a project; the first owner is made with{" "}
+          No account yet? An owner or an admin of a project invites you by email; the first owner is made with{" "}
           <code>pnpm admin users create</code>.
         </p>
       </form>

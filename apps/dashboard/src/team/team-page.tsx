@@ -8,6 +8,7 @@ import { Button } from "../ui/button";
 import { Field, Input, Select } from "../ui/input";
 import { EmptyState, ErrorMessage, Loading, PageHeader } from "../ui/states";
 import { DataTable } from "../ui/table";
+import { InvitationsPanel } from "./invitations-panel";
 import { useMembers, usePutMember, useRemoveMember } from "./use-members";
 
 const ROLES: Role[] = ["owner", "admin", "member", "viewer"];
@@ -87,8 +88,7 @@ export default function TeamPage() {
       >
         <h2 className="text-lg font-semibold text-slate-900">Add a member</h2>
         <p className="text-sm text-slate-700">
-          They need an account first (<code>pnpm admin users create</code>); then they see this project when
-          they sign in.
+          For someone who has an account already; anyone else, invite by email below.
         </p>
         <fieldset disabled={!mayManage} className="flex flex-wrap items-end gap-3">
           <div className="min-w-64 flex-1">
@@ -119,6 +119,12 @@ export default function TeamPage() {
           <p className="text-sm text-slate-700">Only an owner or an admin may change the team.</p>
         )}
       </form>
+      <InvitationsPanel
+        projectId={projectId}
+        mayManage={mayManage}
+        myRole={membership?.role}
+        platform={me?.platform_owner === true}
+      />
     </>
   );
 }

@@ -5,6 +5,7 @@ import { useCurrentProject } from "../projects/use-project";
 import { Button } from "../ui/button";
 import { Field, Input, Textarea } from "../ui/input";
 import { ErrorMessage, Loading, PageHeader } from "../ui/states";
+import { SendTestDialog } from "./send-test-dialog";
 import { TemplatePreview } from "./template-preview";
 import { useSaveTemplate, useTemplates } from "./use-templates";
 
@@ -112,6 +113,19 @@ export default function TemplateEditorPage() {
             )}
           </Field>
           <TemplatePreview subject={subject} html={html} variables={variables} />
+          {templateId && (
+            <SendTestDialog
+              projectId={projectId}
+              templateId={templateId}
+              variables={variables}
+              disabled={!mayEdit}
+              unsaved={
+                !!existing &&
+                (existing.name !== name || existing.subject !== subject || existing.html !== html)
+              }
+            />
+          )}
+          {!templateId && <p className="text-sm text-slate-700">Create the template to send a test of it.</p>}
         </section>
       </div>
     </>

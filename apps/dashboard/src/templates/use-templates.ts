@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { unwrap, useAdminClient } from "../api/client";
-import type { Template } from "../api/types";
+import type { Template, TemplateTestSent } from "../api/types";
 
 export function useTemplates(projectId: string) {
   const api = useAdminClient();
@@ -37,5 +37,26 @@ export function useSaveTemplate(projectId: string) {
       return (await unwrap<{ template: Template }>(call)).template;
     },
     onSuccess: () => qc.invalidateQueries({ queryKey: ["templates", projectId] }),
+  });
+}
+
+export interface TemplateTestInput {
+  to: string;
+  from?: string;
+  variables: Record<string, unknown>;
+  mode: "test" | "live";
+}
+
+/** Sends the saved template to one address with the editor's sample variables (a test send unless live). */
+export function useSendTestTemplate(projectId: string, templateId: string) {
+  const api = useAdminClient();
+  return useMutation({
+    mutationFn: (body: TemplateTestInput) =>
+      unwrap<TemplateTestSent>(
+        api.POST("/admin/projects/{projectId}/templates/{templateId}/send-test", {
+          params: { path: { projectId, templateId } },
+          body,
+        }),
+      ),
   });
 }
