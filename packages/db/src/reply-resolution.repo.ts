@@ -176,7 +176,7 @@ export function createResolveRepo(db: Db, domain: string): ResolveRepo {
       return this.byLegacy(projectId, activityId);
     },
     async sendsTo(recipient, since) {
-      // activities_recipient_sent_idx: (lower(recipient), created_at) of sends that left (sent_at, with the provider id)
+      // activities_recipient_idx: (lower(recipient), created_at); sent_at filters a recipient's few rows to sends that left
       const { rows } = await db.pool.query<SendRow & { data: unknown; from_template: boolean }>(
         `SELECT ${cols}, a.data, m.template_id IS NOT NULL AS from_template
            FROM activities a JOIN email_messages m ON m.id = a.email_message_id ${THREAD_JOIN}

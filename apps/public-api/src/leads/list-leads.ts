@@ -14,7 +14,9 @@ export async function listLeads(
   const params = new SqlParams([projectId]);
   const where = ["l.project_id = $1"];
   if (q.email) where.push(`l.email_normalized = ${params.add(normalizeLeadEmail(q.email))}`);
-  if (q.tag) where.push(`COALESCE(l.tags, '{}') @> ARRAY[${params.add(q.tag)}::text]`);
+  // `tags @>` as the GIN index on tags reads it (a COALESCE around the column hid the index: bench/dashboard's tag
+  // page of 200,000 leads cost 140 ms of PostgreSQL CPU); a NULL tags never contains the tag either way
+  if (q.tag) where.push(`l.tags @> ARRAY[${params.add(q.tag)}::text]`);
   if (q.subscription) where.push(`l.subscription = ${params.add(q.subscription)}`);
   if (q.created_since) where.push(`l.created_at >= ${params.add(q.created_since)}`);
   if (q.created_until) where.push(`l.created_at <= ${params.add(q.created_until)}`);
