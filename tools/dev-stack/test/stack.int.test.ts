@@ -371,6 +371,32 @@ describe("pnpm start", () => {
     expect(await page.text()).toContain('<div id="root"></div>');
   });
 
+  it("emails a dashboard invitation from the demo sender through the send model; the simulator holds it and its link works (issue 45)", async () => {
+    const to = `success+invite-${Date.now()}@simulator.amazonaws.com`;
+    const res = await fetch(`${demo.internal_url}/admin/projects/${demo.project_id}/invitations`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${demo.admin_token}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ email: to, role: "viewer" }),
+    });
+    const body = (await res.json()) as { email_sent: boolean; invite_url?: string; email_problem?: string };
+    expect({ status: res.status, sent: body.email_sent, problem: body.email_problem }).toEqual({
+      status: 201,
+      sent: true,
+      problem: undefined,
+    });
+    expect(body.invite_url).toBeUndefined();
+    const raw = await waitFor("the provider to hold the invitation", async () => {
+      const r = await fetch(`${demo.simulator_url}/_sim/messages?to=${encodeURIComponent(to)}`);
+      const found = (await r.json()) as { messages: { raw: string }[] };
+      return found.messages[0]?.raw.replace(/=\r?\n/g, "").replace(/=3D/g, "=");
+    });
+    expect(raw).toMatch(/^From: .*demo@example\.com>?$/m);
+    const token = /\/dashboard\/invite\/([A-Za-z0-9_-]{43})/.exec(raw)?.[1];
+    expect(token).toBeDefined();
+    const page = await fetch(`${demo.internal_url}/admin/invitations/${token}`);
+    expect(((await page.json()) as { invitation: { status: string } }).invitation.status).toBe("pending");
+  });
+
   it("writes demo.json and secrets.json readable by their owner only (they hold the tokens)", () => {
     for (const f of ["demo.json", "secrets.json"])
       expect({ f, mode: fs.statSync(path.join(stateDir, f)).mode & 0o777 }).toEqual({ f, mode: 0o600 });
