@@ -74,7 +74,9 @@ beforeAll(async () => {
       "--disable-sync",
     ],
   });
-});
+  // three services start here (public-api, domain-service, the simulator): on a busy two-core machine, after the
+  // other browser files, that took longer than the suite's 120 s hook timeout
+}, 300_000);
 
 afterAll(async () => {
   await browser?.close();
