@@ -1,4 +1,8 @@
-import { classifyProviderError, isProviderTimeout } from "./classify-provider-error";
+import {
+  classifyProviderError,
+  isProviderOutcomeUnknown,
+  isProviderTimeout,
+} from "./classify-provider-error";
 
 const sdkError = (name: string, status: number) =>
   Object.assign(new Error(name), { name, $metadata: { httpStatusCode: status } });
@@ -47,5 +51,40 @@ describe("classifyProviderError", () => {
     expect(isProviderTimeout(timeout)).toBe(true);
     expect(classifyProviderError(timeout)).toBe("transient");
     expect(isProviderTimeout(sdkError("MessageRejected", 400))).toBe(false);
+  });
+
+  it("tells a call that may have been accepted (no answer once connected) from one that never left or was answered", () => {
+    // the SDK's request timeout, and a reset or broken pipe (which it renames TimeoutError)
+    const requestTimeout = Object.assign(
+      new Error("a request has exceeded the configured 500 ms requestTimeout"),
+      {
+        name: "TimeoutError",
+        code: "ETIMEDOUT",
+      },
+    );
+    const reset = Object.assign(new Error("socket hang up"), { name: "TimeoutError", code: "ECONNRESET" });
+    expect(isProviderOutcomeUnknown(requestTimeout)).toBe(true);
+    expect(isProviderOutcomeUnknown(reset)).toBe(true);
+    expect(isProviderOutcomeUnknown(new TypeError("fetch failed", { cause: reset }))).toBe(true);
+    // never connected
+    const refused = Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" });
+    const connectTimeout = Object.assign(
+      new Error(
+        "@smithy/node-http-handler - the request socket did not establish a connection with the server within the configured timeout of 500 ms.",
+      ),
+      { name: "TimeoutError" },
+    );
+    expect(isProviderOutcomeUnknown(refused)).toBe(false);
+    expect(isProviderOutcomeUnknown(connectTimeout)).toBe(false);
+    expect(isProviderOutcomeUnknown(Object.assign(new Error("dns"), { code: "ENOTFOUND" }))).toBe(false);
+    expect(
+      isProviderOutcomeUnknown(
+        new Error("AWS SDK error wrapper for Error: connect ECONNREFUSED 127.0.0.1:1"),
+      ),
+    ).toBe(false);
+    // answered: throttled, refused, or a 5xx (SES says it failed; retried as the SDK itself would)
+    expect(isProviderOutcomeUnknown(sdkError("TooManyRequestsException", 429))).toBe(false);
+    expect(isProviderOutcomeUnknown(sdkError("MessageRejected", 400))).toBe(false);
+    expect(isProviderOutcomeUnknown(sdkError("InternalFailure", 500))).toBe(false);
   });
 });

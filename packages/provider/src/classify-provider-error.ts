@@ -91,6 +91,36 @@ export function isProviderTimeout(err: unknown): boolean {
   );
 }
 
+/** Failures before any byte of the request could reach the provider: no connection was made. */
+const NOT_CONNECTED_CODES = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ENETDOWN",
+  "UND_ERR_CONNECT_TIMEOUT",
+]);
+
+/**
+ * Whether a failed call may still have been accepted by the provider: it ended with no HTTP answer at all (a
+ * request timeout, the connection reset or closed while the request was out) rather than before a connection
+ * existed (refused, DNS, the connect timeout) or with an answer (throttled, rejected, a 5xx). The SES SDK names a
+ * reset or a broken pipe `TimeoutError` as well. A caller must not send such a message again as if it had not
+ * gone out: SES may have sent it, and its `Send` notification can still say so.
+ */
+export function isProviderOutcomeUnknown(err: unknown): boolean {
+  const links = chain(err);
+  if (links.some((e) => typeof e.$metadata?.httpStatusCode === "number")) return false;
+  if (links.some((e) => typeof e.code === "string" && NOT_CONNECTED_CODES.has(e.code))) return false;
+  // @smithy/node-http-handler's connectionTimeout (the socket never connected), and a socket error the SDK wrapped
+  // as text ("AWS SDK error wrapper for Error: connect ECONNREFUSED …", its code lost)
+  const text = links.map((e) => (typeof e.message === "string" ? e.message : "")).join("\n");
+  if (text.includes("did not establish a connection")) return false;
+  if ([...NOT_CONNECTED_CODES].some((code) => text.includes(code))) return false;
+  return classifyProviderError(err) === "transient";
+}
+
 export function classifyProviderError(err: unknown): ProviderErrorClass {
   const e = asErrorLike(err);
   const name = typeof e.name === "string" ? e.name : "";

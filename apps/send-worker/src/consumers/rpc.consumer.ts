@@ -12,7 +12,11 @@ export function rpcConsumer(deps: SendActivityDeps) {
   ): Promise<EmailSendRpcReply> => {
     const { activityId, deadline } = envelope.payload;
     for (let attempt = 1; ; attempt++) {
-      const o = await sendActivity(deps, activityId, deadline === undefined ? {} : { deadline });
+      const o = await sendActivity(deps, activityId, {
+        ...(deadline === undefined ? {} : { deadline }),
+        // an unanswered call is failed below (the caller is told 504), not left to the reconciler
+        releaseUnknown: true,
+      });
       if (o.kind === "sent") return { activityId, status: "sent", providerMessageId: o.providerMessageId };
       if (o.kind === "skipped")
         return {
@@ -23,6 +27,7 @@ export function rpcConsumer(deps: SendActivityDeps) {
         };
       if (o.kind === "failed")
         return { activityId, status: "failed", error: o.reason, errorKind: "provider" };
+      if (o.kind === "unknown") throw new Error("unreachable: releaseUnknown answers retry");
       if (o.reason === "throttle" && attempt < 3) {
         await new Promise((r) => setTimeout(r, 300 * attempt));
         continue;

@@ -6,6 +6,7 @@ import {
   type createS3Client,
   type createSesClient,
   getObjectBytes,
+  isProviderOutcomeUnknown,
   isProviderTimeout,
   sendRawEmail,
 } from "@emailsvc/provider";
@@ -41,6 +42,8 @@ export interface SendActivityDeps {
   messageCache?: Map<string, { at: number; message: Promise<StoredMessage> }>;
   /** The SES client's request timeout (PROVIDER_TIMEOUT_MS): how long a provider call may take at most. */
   providerTimeoutMs?: number;
+  /** How long an accepted send's recording is retried (default MARK_SENT_RETRY_MS). */
+  markSentRetryMs?: number;
   /** Tests only (SEND_TEST_HOLD_AFTER_CLAIMS): runs between a won claim and the provider call. */
   afterClaim?: () => Promise<void>;
   /** The project's postal address for the bulk footer (`createPostalAddresses`); none when absent. */
@@ -84,7 +87,14 @@ export type SendOutcome =
       /** Certainly not sent: the provider was never called (no time left before a caller's deadline). */
       unsent?: boolean;
     }
-  | { kind: "failed"; reason: string };
+  | { kind: "failed"; reason: string }
+  /**
+   * The call ended with no answer after the request may have reached the provider (a request timeout, the
+   * connection reset): SES may have sent it. The claim is kept (`sending`, its send_claims row): the `Send`
+   * notification settles it, or else the reconciler after SEND_RECONCILE_AFTER_MS, as the project chose
+   * (`on_send_unknown`). Not to be retried: a retry would be a second copy of an email SES may have sent.
+   */
+  | { kind: "unknown"; message: string };
 
 function cachedMessage(deps: SendActivityDeps, id: string): Promise<StoredMessage> {
   const cache = deps.messageCache;
@@ -105,18 +115,31 @@ function cachedMessage(deps: SendActivityDeps, id: string): Promise<StoredMessag
  * `sending` means the provider call is under way: a worker that dies while rendering or waiting for a slot (with
  * a backlog, most sends in flight are waiting) leaves the activity `queued`, and the redelivered message sends
  * it; a claimed activity is never sent twice. Provider failures are classified: throttling and transient errors
- * give the claim back for a delayed retry, permanent ones mark the activity failed.
+ * that did not leave or were answered (refused, never connected, a 5xx) give the claim back for a delayed retry,
+ * permanent ones mark the activity failed, and a call left without an answer once the request was out (a timeout,
+ * a reset) keeps its claim: outcome unknown, settled by the Send notification or the reconciler.
  */
 export async function sendActivity(
   deps: SendActivityDeps,
   activityId: string,
-  opts: { deadline?: number; lane?: SendLane; place?: Place } = {},
+  opts: {
+    deadline?: number;
+    lane?: SendLane;
+    place?: Place;
+    /**
+     * An outcome-unknown call gives its claim back and answers `retry` (timeout) instead of `unknown`: for the
+     * synchronous RPC, which records the send failed at once (its caller is told 504) and lets a later `Send`
+     * notification settle it `sent`.
+     */
+    releaseUnknown?: boolean;
+  } = {},
 ): Promise<SendOutcome> {
   const claim = await deps.statements.load(activityId);
   if (!claim) return { kind: "skipped" };
   const { activity } = claim;
   let providerMessageId: string;
   let claimed = false;
+  let called = false;
   try {
     const message = claim.message ?? (await cachedMessage(deps, activity.emailMessageId));
     let rendered = renderActivity({
@@ -200,6 +223,7 @@ export async function sendActivity(
         throw err;
       }
       try {
+        called = true;
         return await sendRawEmail(deps.ses, {
           ...(requestTimeout !== undefined ? { requestTimeout } : {}),
           // Every envelope address with its domain in punycode: SES takes 7-bit ASCII addresses only (and the
@@ -231,6 +255,15 @@ export async function sendActivity(
       deps.logger.warn({ activityId, err: message }, "permanent send failure");
       return { kind: "failed", reason: message };
     }
+    if (claimed && called && !opts.releaseUnknown && isProviderOutcomeUnknown(err)) {
+      // Given back, the redelivered message would send it again: a second copy whenever SES had accepted it
+      // (bench/chaos: 77 doubles on a loaded machine, the answer read after the request timeout had fired).
+      deps.logger.warn(
+        { activityId, err: message },
+        "provider call ended without an answer; outcome unknown, left to the Send notification or the reconciler",
+      );
+      return { kind: "unknown", message };
+    }
     if (claimed) await releaseClaim(deps.db, activity.id);
     deps.logger.info({ activityId, kind, err: message }, "send will be retried");
     return {
@@ -241,10 +274,39 @@ export async function sendActivity(
       ...(err instanceof DeadlineError ? { unsent: true } : {}),
     };
   }
-  // The provider accepted it: from here on an error must never lead to a second send. If recording fails the
-  // activity stays `sending`, and the provider's Send notification (matched by the activity_id tag) settles it.
-  if (await deps.statements.markSent(activity, providerMessageId)) deps.kickOutbox();
+  // The provider accepted it: from here on an error must never lead to a second send. The answer is in hand, so
+  // recording it is retried through a database restart; if it still fails the activity stays `sending`, and the
+  // provider's Send notification (matched by the activity_id tag) settles it, or else the reconciler.
+  if (await markSentRetrying(deps, activity, providerMessageId)) deps.kickOutbox();
   return { kind: "sent", providerMessageId };
+}
+
+/** How long an accepted send's answer is kept and its recording retried (a PostgreSQL restart or failover). */
+export const MARK_SENT_RETRY_MS = 30_000;
+
+/**
+ * The mark-sent, retried with backoff for up to `markSentRetryMs`: given up at once, the provider's answer was lost
+ * with it, and the send was left to the `Send` notification, or to the reconciler, which sends it again when that
+ * notification is later than its window (bench/chaos: a PostgreSQL restart, then notification-ingest behind).
+ */
+async function markSentRetrying(
+  deps: SendActivityDeps,
+  activity: Parameters<SendStatements["markSent"]>[0],
+  providerMessageId: string,
+): Promise<boolean> {
+  const until = Date.now() + (deps.markSentRetryMs ?? MARK_SENT_RETRY_MS);
+  for (let waitMs = 250; ; waitMs = Math.min(waitMs * 2, 2000)) {
+    try {
+      return await deps.statements.markSent(activity, providerMessageId);
+    } catch (err) {
+      if (Date.now() + waitMs > until) throw err;
+      deps.logger.warn(
+        { activityId: activity.id, providerMessageId, err: err instanceof Error ? err.message : String(err) },
+        "recording an accepted send failed; retrying",
+      );
+      await new Promise((r) => setTimeout(r, waitMs));
+    }
+  }
 }
 
 /** Final give-up for a transient failure that outlived every retry (the claim was released before). */
