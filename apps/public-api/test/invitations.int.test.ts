@@ -373,7 +373,18 @@ describe("inviting with a platform sender configured", () => {
   let h2: Harness;
   let platform: TestProject;
   beforeAll(async () => {
-    platform = await makeProject(h.deps, { verifiedSender: true });
+    // a sender of its own: makeProject's addresses repeat across this package's files (one worker, one pid), and
+    // the platform's project is found by its verified sender
+    platform = await makeProject(h.deps, { verifiedSender: false });
+    platform.sender = `invitations-${run}@platform-${run}.example.com`;
+    expect(
+      (
+        await api()
+          .post(`/admin/projects/${platform.projectId}/senders`)
+          .set(ADMIN)
+          .send({ email: platform.sender, name: "Platform" })
+      ).status,
+    ).toBe(201);
     h2 = await startHarness(
       testEnv({
         DASHBOARD_INVITE_FROM: `Team at Example <${platform.sender}>`,
