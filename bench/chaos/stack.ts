@@ -69,6 +69,8 @@ export async function startStack(opts: {
         STACK_PORT_OFFSET: String(opts.offset),
         STACK_REPLICAS: REPLICAS,
         STACK_SUPERVISE: "1",
+        // start.ts's own wait for every /readyz (120 s by default) would give up first on a loaded machine
+        STACK_READY_TIMEOUT_MS: String(opts.readyTimeoutMs),
       },
     },
   );
