@@ -9,8 +9,10 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DOMAINS_INTERNAL_TOKEN, type DomainService, domainService } from "./domain-service";
-import { artifacts, type Stack, startStack } from "./stack";
+import { domainServiceStack, type DomainServiceStack } from "@emailsvc/testing";
+
+const DOMAINS_INTERNAL_TOKEN = "internal-token-for-dashboard-domains-0123";
+import { artifacts, dashboardRoot, type Stack, startStack } from "./stack";
 
 const require = createRequire(import.meta.url);
 const AXE = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
@@ -23,7 +25,7 @@ const domain = `shop-${stamp}.test`;
 const address = `ops-${stamp}@mailbox.test`;
 
 let stack: Stack;
-let ds: DomainService;
+let ds: DomainServiceStack;
 let browser: Browser;
 let projectId: string;
 
@@ -49,7 +51,10 @@ async function signIn(page: Page, email: string) {
 }
 
 beforeAll(async () => {
-  ds = await domainService();
+  ds = await domainServiceStack({
+    root: path.resolve(dashboardRoot, "../.."),
+    internalToken: DOMAINS_INTERNAL_TOKEN,
+  });
   stack = await startStack({ env: { DOMAIN_SERVICE_URL: ds.url, INTERNAL_TOKEN: DOMAINS_INTERNAL_TOKEN } });
   await ds.start();
   const project = await stack.admin("POST", "/admin/projects", { name: "Domains test shop" });

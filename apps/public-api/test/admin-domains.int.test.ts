@@ -2,9 +2,10 @@
 // app), domain-service as a child process on its internal port (DOMAIN_SERVICE_URL, the internal token), the
 // provider simulator standing in for SES (its control API plays the DNS and the link being done), PostgreSQL,
 // Redis, the audit log. DMARC is looked up in real DNS, where *.test has none: that record stays pending.
+import path from "node:path";
 import request from "supertest";
 import { createInternalApp } from "../src/app";
-import { type DomainServiceStack, startDomainService } from "./domain-service";
+import { type DomainServiceStack, startDomainService } from "@emailsvc/testing";
 import { type Harness, INTERNAL_TOKEN, startHarness, testEnv, withInternalToken } from "./helpers";
 
 jest.setTimeout(60_000);
@@ -15,7 +16,7 @@ let ds: DomainServiceStack;
 let h: Harness;
 
 beforeAll(async () => {
-  ds = await startDomainService();
+  ds = await startDomainService({ root: path.resolve(__dirname, "../../.."), internalToken: INTERNAL_TOKEN });
   h = await startHarness(testEnv({ DOMAIN_SERVICE_URL: ds.url }));
 });
 afterAll(async () => {

@@ -2,6 +2,7 @@
 // (@emailsvc/testing's fuzz cases), sent with a valid key. Every answer must be below 500 (each input a client can
 // send has a defined answer) and a 4xx must say what was wrong.
 import { randomUUID } from "node:crypto";
+import path from "node:path";
 import request from "supertest";
 import { publicOpenApi } from "@emailsvc/contracts";
 import { listExpressRoutes } from "@emailsvc/http";
@@ -25,6 +26,7 @@ import {
 import type { Express } from "express";
 import {
   bearer,
+  INTERNAL_TOKEN,
   makeProject,
   startHarness,
   startS3,
@@ -32,7 +34,7 @@ import {
   type Harness,
   type TestProject,
 } from "./helpers";
-import { type DomainServiceStack, startDomainService } from "./domain-service";
+import { type DomainServiceStack, startDomainService } from "@emailsvc/testing";
 
 jest.setTimeout(300_000);
 
@@ -49,7 +51,7 @@ const leadEmail = "fuzz-lead@example.com";
 beforeAll(async () => {
   // imports are stored in S3 before they are answered: s3rver stands in for it
   s3 = await startS3("imports");
-  ds = await startDomainService();
+  ds = await startDomainService({ root: path.resolve(__dirname, "../../.."), internalToken: INTERNAL_TOKEN });
   h = await startHarness(
     testEnv({ S3_ENDPOINT: s3.endpoint, IMPORTS_BUCKET: "imports", DOMAIN_SERVICE_URL: ds.url }),
   );

@@ -168,3 +168,4 @@ function killOnExit<P extends ChildProcess>(proc: P): P {
 export function spawnTs(entry: string, opts: SpawnOptions = {}): ChildProcess {
   return killOnExit(spawn(process.execPath, ["--conditions=development", "--import", "tsx", entry], opts));
 }
+export * from "./domain-service";
