@@ -21,6 +21,10 @@ const WebhooksPage = lazy(() => import("./webhooks/webhooks-page"));
 const DeliveryPage = lazy(() => import("./webhooks/delivery-page"));
 const SuppressionsPage = lazy(() => import("./suppressions/suppressions-page"));
 const DomainsPage = lazy(() => import("./domains/domains-page"));
+const LeadsPage = lazy(() => import("./leads/leads-page"));
+const LeadPage = lazy(() => import("./leads/lead-page"));
+const SegmentsPage = lazy(() => import("./segments/segments-page"));
+const SegmentBuilderPage = lazy(() => import("./segments/segment-builder-page"));
 
 const page = (node: ReactNode) => <Suspense fallback={<Loading what="the page" />}>{node}</Suspense>;
 const signedIn = (node: ReactNode) => page(<RequireSession>{node}</RequireSession>);
@@ -55,6 +59,10 @@ export function createRouter() {
               { path: "activity/:activityId", element: <ActivityDetailPage /> },
               { path: "webhooks", element: <WebhooksPage /> },
               { path: "webhooks/:deliveryId", element: <DeliveryPage /> },
+              { path: "leads", element: <LeadsPage /> },
+              { path: "leads/:leadId", element: <LeadPage /> },
+              { path: "segments", element: <SegmentsPage /> },
+              { path: "segments/new", element: <SegmentBuilderPage /> },
               { path: "suppressions", element: <SuppressionsPage /> },
               { path: "domains", element: <DomainsPage /> },
               { path: "keys", element: <KeysPage /> },

@@ -201,3 +201,35 @@ export async function findActivityDetail(
   ]);
   return { activity, events: events.rows, deliveries: deliveries.rows };
 }
+
+export interface RecipientActivityRow {
+  id: string;
+  status: string;
+  subject: string;
+  email_type: string;
+  campaign_id: string | null;
+  is_test: boolean;
+  created_at: Date;
+}
+
+/**
+ * The emails sent to one address (a lead's timeline), newest first, before the (created_at, id) position: the
+ * (lower(recipient), created_at) index, then the project's rows of it.
+ */
+export async function listActivitiesToRecipient(
+  db: DbOrClient,
+  projectId: ProjectId,
+  email: string,
+  before: { at: Date; id: string } | undefined,
+  limit: number,
+): Promise<RecipientActivityRow[]> {
+  const { rows } = await connOf(db).query<RecipientActivityRow>(
+    `SELECT a.id, a.status, m.subject, a.email_type, a.campaign_id, a.is_test, a.created_at
+       FROM activities a JOIN email_messages m ON m.id = a.email_message_id
+      WHERE lower(a.recipient) = lower($2::text) AND a.project_id = $1
+        AND ($3::timestamptz IS NULL OR (a.created_at, a.id) < ($3, $4::uuid))
+      ORDER BY a.created_at DESC, a.id DESC LIMIT $5`,
+    [projectId, email, before?.at ?? null, before?.id ?? null, limit],
+  );
+  return rows;
+}

@@ -77,3 +77,39 @@ async function estimateRows(db: Db, fromWhere: string, params: unknown[]): Promi
   });
   return Math.round(plan.rows[0]!["QUERY PLAN"][0].Plan["Plan Rows"]);
 }
+
+/**
+ * countCapped within a time budget, for a count a person waits on while typing (the segment builder's preview):
+ * the capped count runs under `statement_timeout`, and a filter that would take longer (a selective condition
+ * read over a million leads, an event count per lead) is answered by the planner's estimate instead, marked
+ * inexact. The count never holds the page: at worst it costs `timeoutMs` and an EXPLAIN.
+ */
+export async function countCappedWithin(
+  db: Db,
+  fromWhere: string,
+  params: unknown[],
+  timeoutMs: number,
+): Promise<Total> {
+  const client = await db.pool.connect();
+  let broken = false;
+  try {
+    await client.query("BEGIN");
+    // SET LOCAL takes no bind parameter; timeoutMs is an integer of ours, never a client's
+    await client.query(`SET LOCAL statement_timeout = ${Math.max(1, Math.trunc(timeoutMs))}`);
+    const { rows } = await client.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM (SELECT 1 FROM ${fromWhere} LIMIT ${COUNT_CAP}) c`,
+      params,
+    );
+    await client.query("COMMIT");
+    const counted = rows[0]!.n;
+    if (counted < COUNT_CAP) return { total: counted, exact: true };
+    return { total: Math.max(counted, await estimateRows(db, fromWhere, params)), exact: false };
+  } catch (err) {
+    await client.query("ROLLBACK").catch(() => (broken = true));
+    // 57014: query_canceled, here the statement_timeout
+    if ((err as { code?: string }).code !== "57014") throw err;
+    return { total: await estimateRows(db, fromWhere, params), exact: false };
+  } finally {
+    client.release(broken);
+  }
+}

@@ -108,3 +108,39 @@ export async function findInboundRaw(
   );
   return r.rows[0] ?? null;
 }
+
+export interface RecipientReplyRow {
+  id: string;
+  thread_id: string;
+  activity_id: string | null;
+  from_email: string;
+  subject: string;
+  reply_text: string;
+  kind: string;
+  received_at: Date;
+}
+
+/**
+ * The replies to the emails sent to one address (a lead's timeline), newest first, before the (received_at, id)
+ * position: the address's activities, their threads, the threads' messages.
+ */
+export async function listRepliesToRecipient(
+  db: Db,
+  projectId: ProjectId,
+  email: string,
+  before: { at: Date; id: string } | undefined,
+  limit: number,
+): Promise<RecipientReplyRow[]> {
+  const r = await db.pool.query<RecipientReplyRow>(
+    `SELECT m.id, m.thread_id, t.activity_id, m.from_email, m.subject, left(m.reply_text, 500) AS reply_text,
+            m.kind, m.received_at
+       FROM activities a
+       JOIN inbound_threads t ON t.project_id = a.project_id AND t.activity_id = a.id
+       JOIN inbound_messages m ON m.thread_id = t.id AND m.project_id = t.project_id
+      WHERE lower(a.recipient) = lower($2::text) AND a.project_id = $1
+        AND ($3::timestamptz IS NULL OR (m.received_at, m.id) < ($3, $4::uuid))
+      ORDER BY m.received_at DESC, m.id DESC LIMIT $5`,
+    [projectId, email, before?.at ?? null, before?.id ?? null, limit],
+  );
+  return r.rows;
+}

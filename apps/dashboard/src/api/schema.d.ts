@@ -1668,7 +1668,7 @@ export interface paths {
       };
       cookie?: never;
     };
-    /** A project's leads (the filters and pages of GET /v1/leads) */
+    /** A project's leads (the filters and pages of GET /v1/leads; total_exact false past 10,000) */
     get: {
       parameters: {
         query?: {
@@ -1680,6 +1680,10 @@ export interface paths {
           created_until?: string;
           page?: string;
           per_page?: string;
+          /** @description attribute equality: attributes[name]=value */
+          attributes?: {
+            [key: string]: string;
+          };
         };
         header?: never;
         path: {
@@ -1690,6 +1694,403 @@ export interface paths {
       requestBody?: never;
       responses: {
         /** @description leads */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description invalid input */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description missing or wrong admin token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description body too large */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/admin/projects/{projectId}/leads/{leadId}": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        projectId: string;
+        /** @description the lead's id, or its email */
+        leadId: string;
+      };
+      cookie?: never;
+    };
+    /** A lead with the segments it is in */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          projectId: string;
+          /** @description the lead's id, or its email */
+          leadId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description lead */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description invalid input */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description missing or wrong admin token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description body too large */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    /** Change a lead (the body of PUT /v1/leads/:id: each given field replaces the lead's) */
+    put: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          projectId: string;
+          /** @description the lead's id, or its email */
+          leadId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: {
+        content: {
+          "application/json": {
+            email?: string;
+            first_name?: string | null;
+            last_name?: string | null;
+            phone?: string | null;
+            attributes?: {
+              [key: string]: unknown;
+            };
+            tags?: string[];
+            /** @enum {string} */
+            subscription?: "subscribed" | "unsubscribed";
+          };
+        };
+      };
+      responses: {
+        /** @description lead */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description invalid input */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description missing or wrong admin token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description another lead has that email */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description body too large */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    post?: never;
+    /** Delete a lead, its events and memberships (its sending log and suppressions stay) */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          projectId: string;
+          /** @description the lead's id, or its email */
+          leadId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description deleted */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description invalid input */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description missing or wrong admin token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description body too large */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/admin/projects/{projectId}/leads/{leadId}/tags": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        projectId: string;
+        /** @description the lead's id, or its email */
+        leadId: string;
+      };
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Tag a lead */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          projectId: string;
+          /** @description the lead's id, or its email */
+          leadId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: {
+        content: {
+          "application/json": {
+            tags: string[];
+          };
+        };
+      };
+      responses: {
+        /** @description tags */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description invalid input */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description missing or wrong admin token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description body too large */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    /** Untag a lead */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          projectId: string;
+          /** @description the lead's id, or its email */
+          leadId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: {
+        content: {
+          "application/json": {
+            tags: string[];
+          };
+        };
+      };
+      responses: {
+        /** @description tags */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description invalid input */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description missing or wrong admin token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description not found */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description body too large */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/admin/projects/{projectId}/leads/{leadId}/timeline": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        projectId: string;
+        /** @description the lead's id, or its email */
+        leadId: string;
+      };
+      cookie?: never;
+    };
+    /** A lead's events, emails (with status), replies and orders, newest first, keyset-paged */
+    get: {
+      parameters: {
+        query?: {
+          cursor?: string;
+          limit?: string;
+        };
+        header?: never;
+        path: {
+          projectId: string;
+          /** @description the lead's id, or its email */
+          leadId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description items and next_cursor */
         200: {
           headers: {
             [name: string]: unknown;
@@ -1844,6 +2245,78 @@ export interface paths {
         };
         /** @description a segment of that name exists */
         409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description body too large */
+        413: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/admin/projects/{projectId}/segments/preview": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        projectId: string;
+      };
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Count the leads a dynamic segment's filter matches now, before it is saved (the builder's live count): exact up to 10,000 within a second, else the planner's estimate with exact: false */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          projectId: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: {
+        content: {
+          "application/json": {
+            filter: components["schemas"]["Inline2___schema0"];
+          };
+        };
+      };
+      responses: {
+        /** @description count and exact */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description invalid input */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description missing or wrong admin token */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description not found */
+        404: {
           headers: {
             [name: string]: unknown;
           };
@@ -5930,6 +6403,39 @@ export interface components {
         }
       | {
           not: components["schemas"]["Inline1___schema0"];
+        }
+      | {
+          attribute: string;
+          /**
+           * @default eq
+           * @enum {string}
+           */
+          op: "eq" | "neq" | "gt" | "gte" | "lt" | "lte" | "contains" | "exists" | "not_exists";
+          value?: string | number | boolean;
+        }
+      | {
+          tag: string;
+        }
+      | {
+          /** @enum {string} */
+          subscription: "unknown" | "subscribed" | "unsubscribed";
+        }
+      | {
+          event: string;
+          /** @default 1 */
+          min_count: number;
+          max_count?: number;
+          within_days?: number;
+        };
+    Inline2___schema0:
+      | {
+          all: components["schemas"]["Inline2___schema0"][];
+        }
+      | {
+          any: components["schemas"]["Inline2___schema0"][];
+        }
+      | {
+          not: components["schemas"]["Inline2___schema0"];
         }
       | {
           attribute: string;

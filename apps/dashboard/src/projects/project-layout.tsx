@@ -10,6 +10,8 @@ import { useCurrentProject, useProjects } from "./use-project";
 const sections = [
   { to: "overview", label: "Overview" },
   { to: "activity", label: "Activity" },
+  { to: "leads", label: "Leads" },
+  { to: "segments", label: "Segments" },
   { to: "webhooks", label: "Webhooks" },
   { to: "suppressions", label: "Suppressions" },
   { to: "domains", label: "Domains" },

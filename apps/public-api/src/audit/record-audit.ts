@@ -23,6 +23,7 @@ const VERBS = new Set([
   "send-test",
   "sign-out",
   "sign-out-everywhere",
+  "preview",
 ]);
 /** Collections whose members a path names by their name, not an id: the route shows this placeholder instead. */
 const NAMED_AFTER: Record<string, string> = { domains: ":domain", "sender-addresses": ":email" };
@@ -94,9 +95,10 @@ export function recordAudit(deps: { db: Db; logger: Logger }): RequestHandler {
     // read now: by the time the answer is sent a refused upload's socket may be gone
     const ip = clientAddress(req);
     const userAgent = req.header("user-agent") ?? null;
+    // and the path: a route that throws reaches the app's error handler, where req.path is /admin/… again
+    const a = auditAction(req.method, req.path);
     res.once("finish", () => {
       const actor = res.locals.actor as Actor | undefined;
-      const a = auditAction(req.method, req.path);
       appendAudit(deps.db, {
         projectId: (res.locals.auditProjectId as string | undefined) ?? a.projectId,
         actorType: actor ? actor.type : "anonymous",

@@ -1,6 +1,5 @@
 import { Router, type Request, type RequestHandler } from "express";
 import {
-  attributeKeyProblem,
   leadAttributesSchema,
   leadBulkSchema,
   leadSegmentsSchema,
@@ -28,6 +27,7 @@ import { leadView } from "./lead-row";
 import { getLeadAttributes, mergeLeadAttributes } from "./lead-attributes";
 import { addLeadToSegments, removeLeadFromSegment } from "./lead-segments";
 import { addLeadTags, getLeadTags, removeLeadTags } from "./lead-tags";
+import { splitLeadsQuery } from "./lead-query";
 import { listLeads } from "./list-leads";
 import { updateLead } from "./update-lead";
 
@@ -39,26 +39,6 @@ export interface LeadsRoutesDeps {
   lookupApiKey: ApiKeyLookup;
   /** The per-key rate limit of the leads endpoints, mounted after the key check. */
   rateLimit: RequestHandler;
-}
-
-const ATTRIBUTE_PARAM = /^attributes\[(.+)\]$/;
-
-/** `attributes[name]=value` query parameters (attribute equality), the rest for the zod schema. */
-function splitQuery(query: Request["query"]) {
-  const rest: Record<string, unknown> = {};
-  const attributes: Record<string, string> = {};
-  for (const [k, v] of Object.entries(query)) {
-    const m = ATTRIBUTE_PARAM.exec(k);
-    if (!m) {
-      rest[k] = v;
-      continue;
-    }
-    const problem = attributeKeyProblem(m[1]!);
-    if (problem) throw new AppError(ErrorCode.VALIDATION, `${k}: ${problem}`);
-    if (typeof v !== "string") throw new AppError(ErrorCode.VALIDATION, `${k}: give one value`);
-    attributes[m[1]!] = v;
-  }
-  return { rest, attributes };
 }
 
 /**
@@ -123,7 +103,7 @@ export function leadsRouter(deps: LeadsRoutesDeps): Router {
   });
 
   r.get("/v1/leads", ...pre, async (req, res) => {
-    const { rest, attributes } = splitQuery(req.query);
+    const { rest, attributes } = splitLeadsQuery(req.query);
     const out = await listLeads(db, getAuth(res).projectId, parseInput(listLeadsQuery, rest), attributes);
     totalHeader(res, out.total);
     res.json(out.body);

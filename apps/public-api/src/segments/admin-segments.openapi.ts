@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import { createSegmentSchema } from "@emailsvc/contracts";
+import { createSegmentSchema, segmentPreviewSchema } from "@emailsvc/contracts";
 
 type Json = (schema: z.ZodType) => { content: { "application/json": { schema: unknown } } };
 type Ok = (description: string) => { description: string };
@@ -23,6 +23,16 @@ export function segmentPaths(json: Json, ok: Ok) {
           "over attributes, tags, subscription and event history, compiled to parameterised SQL)",
         requestBody: json(createSegmentSchema),
         responses: { 201: ok("segment with member_count"), 409: ok("a segment of that name exists") },
+      },
+    },
+    "/admin/projects/{projectId}/segments/preview": {
+      parameters: [projectId],
+      post: {
+        summary:
+          "Count the leads a dynamic segment's filter matches now, before it is saved (the builder's live count): " +
+          "exact up to 10,000 within a second, else the planner's estimate with exact: false",
+        requestBody: json(segmentPreviewSchema),
+        responses: { 200: ok("count and exact") },
       },
     },
     "/admin/projects/{projectId}/segments/{segmentId}": {

@@ -1,11 +1,14 @@
 import { Router } from "express";
-import { createSegmentSchema } from "@emailsvc/contracts";
-import { countSegmentMembers, type Db, deleteSegment } from "@emailsvc/db";
+import { createSegmentSchema, segmentPreviewSchema } from "@emailsvc/contracts";
+import { countSegmentMembers, type Db, deleteSegment, previewSegmentCount } from "@emailsvc/db";
 import { parseInput } from "@emailsvc/http";
 import { createSegment } from "./create-segment";
 import { listSegments } from "./list-segments";
 import { findSegment, segmentView } from "./segment-row";
 import { projectOf } from "../projects/project-of";
+
+/** The preview's count budget: past it the planner's estimate answers (issue 46: under 1 s on 1,000,000 leads). */
+const PREVIEW_BUDGET_MS = 700;
 
 /** Admin: a project's segments, created here since the spec's dashboard creates them, with live member counts. */
 export function adminSegmentsRouter(deps: { db: Db }): Router {
@@ -20,6 +23,14 @@ export function adminSegmentsRouter(deps: { db: Db }): Router {
       success: true,
       segment: segmentView(segment, await countSegmentMembers(db, projectId, segment)),
     });
+  });
+
+  // Before /segments/:segmentId. The builder asks on every pause in typing: a count past the budget is estimated.
+  r.post("/projects/:projectId/segments/preview", async (req, res) => {
+    const { filter } = parseInput(segmentPreviewSchema, req.body);
+    const projectId = await projectOf(db, req.params.projectId);
+    const { total, exact } = await previewSegmentCount(db, projectId, filter, PREVIEW_BUDGET_MS);
+    res.json({ success: true, count: total, exact });
   });
 
   r.get("/projects/:projectId/segments", async (req, res) => {

@@ -204,3 +204,11 @@ export const leadSegmentsSchema = z.strictObject({
     .max(100, { error: "holds at most 100 ids" })
     .transform((ids) => [...new Set(ids.map((id) => id.toLowerCase()))]),
 });
+
+/** Admin GET /admin/projects/:projectId/leads/:leadId/timeline: one page, newest first. */
+export const leadTimelineQuery = z.strictObject({
+  /** the previous page's next_cursor */
+  cursor: z.string().max(200).optional(),
+  limit: z.coerce.number().int().min(1).max(100).default(50),
+});
+export type LeadTimelineQuery = z.output<typeof leadTimelineQuery>;

@@ -130,3 +130,6 @@ export const createSegmentSchema = z
       ctx.addIssue({ code: "custom", path: ["filter"], message: "a static segment has no filter" });
   });
 export type CreateSegmentInput = z.output<typeof createSegmentSchema>;
+
+/** Admin POST /admin/projects/:projectId/segments/preview: the builder's filter, counted before it is saved. */
+export const segmentPreviewSchema = z.strictObject({ filter: segmentFilterSchema });

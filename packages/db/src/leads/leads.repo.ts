@@ -163,3 +163,34 @@ export async function changeLeadTags(
   const [sql, tags] = "add" in change ? [ADD_TAGS, change.add] : [REMOVE_TAGS, change.remove];
   return (await db.pool.query<{ tags: string[] }>(sql, [projectId, leadId, tags])).rows[0]?.tags;
 }
+
+/** A position in a lead's timeline: the (time, id) of the last item shown; the next page is strictly older. */
+export interface TimelinePosition {
+  at: Date;
+  id: string;
+}
+
+export interface LeadEventTimelineRow {
+  id: string;
+  name: string;
+  properties: Record<string, unknown>;
+  occurred_at: Date;
+}
+
+/** A lead's custom events, newest first, before `before` (the (project_id, lead_id, occurred_at, id) index). */
+export async function listLeadEventsBefore(
+  db: Db,
+  projectId: ProjectId,
+  leadId: string,
+  before: TimelinePosition | undefined,
+  limit: number,
+): Promise<LeadEventTimelineRow[]> {
+  const { rows } = await db.pool.query<LeadEventTimelineRow>(
+    `SELECT id, name, properties, occurred_at FROM lead_events
+      WHERE project_id = $1 AND lead_id = $2
+        AND ($3::timestamptz IS NULL OR (occurred_at, id) < ($3, $4::uuid))
+      ORDER BY occurred_at DESC, id DESC LIMIT $5`,
+    [projectId, leadId, before?.at ?? null, before?.id ?? null, limit],
+  );
+  return rows;
+}

@@ -7,6 +7,7 @@ import {
 } from "@emailsvc/contracts";
 import type { Db } from "../create-db";
 import { timeOrderedUuid } from "../time-ordered-uuid";
+import { countCappedWithin, type Total } from "../listing";
 import { compileSegmentFilter, SqlParams } from "./segment-filter";
 
 export interface SegmentRow {
@@ -161,4 +162,19 @@ export async function segmentsOfLead(
   return rows
     .filter((s) => (s.type === "static" ? s.member : inDynamic.has(s.id)))
     .map((s) => ({ id: s.id, name: s.name, type: s.type }));
+}
+
+/**
+ * The segment builder's live count of a filter not saved yet: exact up to COUNT_CAP within `timeoutMs`, else the
+ * planner's estimate (`exact: false`, shown as "about N"), so that a filter over a million leads answers in time.
+ */
+export async function previewSegmentCount(
+  db: Db,
+  projectId: ProjectId,
+  filter: SegmentFilter,
+  timeoutMs: number,
+): Promise<Total> {
+  const params = new SqlParams([projectId]);
+  const where = compileSegmentFilter(filter, params);
+  return countCappedWithin(db, `leads l WHERE l.project_id = $1 AND ${where}`, params.values, timeoutMs);
 }

@@ -3,3 +3,4 @@ export * from "./shop-connections.repo";
 export * from "./shop-webhooks.repo";
 export * from "./shop-processing.repo";
 export * from "./abandoned-cart.repo";
+export * from "./shop-orders.repo";
