@@ -152,9 +152,11 @@ it("previews a dynamic filter's member count before it is saved, exact on a smal
   const bad = await preview({ attribute: "plan", op: "gt", value: "x" });
   expect(bad.status).toBe(400);
 
+  // a count only reads: the audit log, which records changes, holds none of these previews
   await new Promise((r) => setTimeout(r, 300));
   const log = await request(h.internal).get(`${base()}/audit-events`).set(ADMIN);
-  expect(log.body.events[0]).toMatchObject({ action: "segments.preview" });
+  expect(log.status).toBe(200);
+  expect(log.body.events.map((e: { action: string }) => e.action)).not.toContain("segments.preview");
 });
 
 it("answers the planner's estimate, marked inexact, when the exact count would overrun its budget", async () => {

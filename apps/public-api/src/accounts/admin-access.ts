@@ -24,9 +24,19 @@ export interface AccessConfig {
 
 const RANK: Record<Role, number> = { viewer: 0, member: 1, admin: 2, owner: 3 };
 
+/**
+ * POSTs that only read: a body too rich for a query string (the segment builder's rules), answered without a
+ * change. Every member may ask, and the audit log does not record them.
+ */
+const READ_ONLY_POSTS = [/^\/segments\/preview$/];
+
+/** Whether `POST /admin/projects/:id<rest>` only reads. */
+export const isReadOnlyPost = (method: string, rest: string): boolean =>
+  method === "POST" && READ_ONLY_POSTS.some((r) => r.test(rest));
+
 /** The role a call needs in its project: reads are for every member, keys, team and settings for admins. */
 export function requiredRole(method: string, rest: string): Role {
-  if (method === "GET" || method === "HEAD") return "viewer";
+  if (method === "GET" || method === "HEAD" || isReadOnlyPost(method, rest)) return "viewer";
   if (rest === "" && method === "DELETE") return "owner";
   if (rest === "" || /^\/(keys|members|invitations)(\/|$)/.test(rest)) return "admin";
   return "member";

@@ -3,7 +3,7 @@ import { isUuid } from "@emailsvc/contracts";
 import type { Db } from "@emailsvc/db";
 import { clientAddress } from "@emailsvc/http";
 import type { Logger } from "@emailsvc/observability";
-import { type Actor } from "../accounts/admin-access";
+import { type Actor, isReadOnlyPost } from "../accounts/admin-access";
 import { appendAudit } from "./audit.repo";
 
 /** Last path words that are verbs: the action is the resource and the verb (`keys.live.regenerate`). */
@@ -89,7 +89,8 @@ export function recordAudit(deps: { db: Db; logger: Logger }): RequestHandler {
       req.method === "GET" ||
       req.method === "HEAD" ||
       req.method === "OPTIONS" ||
-      req.path === "/auth/sign-in"
+      req.path === "/auth/sign-in" ||
+      isReadOnlyPost(req.method, /^\/projects\/[^/]+(\/.*)?$/.exec(req.path)?.[1] ?? "")
     )
       return next();
     // read now: by the time the answer is sent a refused upload's socket may be gone
