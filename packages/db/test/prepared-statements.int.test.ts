@@ -35,10 +35,14 @@ describe("raw SQL as named prepared statements (real PostgreSQL)", () => {
 describe("batch statements over a growing table (real PostgreSQL)", () => {
   const table = `plan_probe_${process.pid}`;
   const UPDATE = `UPDATE ${table} SET status = 'sending' WHERE id = ANY($1::uuid[]) AND status = 'queued'`;
-  // Rows read by sequential scans of the probe table, flushed to the statistics views first.
+  // Rows read by sequential scans of the probe table, flushed to the statistics views first: both connections'
+  // counts (a backend flushes its own at most once a second unless forced, so the planning connection's earlier
+  // scans of the small table could land inside a later measurement on a loaded machine).
   const seqRowsRead = async (): Promise<number> => {
-    await db.pool.query("SELECT pg_stat_force_next_flush()");
-    await db.pool.query("SELECT 1");
+    for (const pool of [db.pool, planning.pool]) {
+      await pool.query("SELECT pg_stat_force_next_flush()");
+      await pool.query("SELECT 1");
+    }
     await db.pool.query("SELECT pg_stat_clear_snapshot()");
     const res = await db.pool.query<{ n: string }>(
       `SELECT coalesce(seq_tup_read, 0)::text AS n FROM pg_stat_user_tables WHERE relname = '${table}'`,
