@@ -2,14 +2,14 @@ import { createHash } from "node:crypto";
 import { type AddressObject, type EmailAddress, simpleParser } from "mailparser";
 import { AppError, ErrorCode, type ProjectId } from "@emailsvc/contracts";
 import { timeOrderedUuid } from "@emailsvc/db";
-import { acceptSend, checkSenderAndFilter } from "@emailsvc/sending";
+import { checkSenderAndFilter, type SuppressionOutcome } from "@emailsvc/sending";
 import type { Deps } from "../deps";
 import { checkAttachments } from "./domain/attachments";
 import { keptHeaders } from "./domain/kept-headers";
 import { splitRecipients } from "./domain/recipients";
 import { storeAttachments } from "./store-attachments";
 
-export type RelayDeps = Pick<Deps, "db" | "outbox" | "attachments">;
+export type RelayDeps = Pick<Deps, "db" | "outbox" | "accepts" | "attachments">;
 
 /** Who authenticated: the API key's project and mode (`test` keys make test sends, as on the HTTP API). */
 export interface RelayAuth {
@@ -50,8 +50,9 @@ const sha256 = (s: string): string => createHash("sha256").update(s).digest("hex
  * A message received over SMTP into the send model of /v1/send-email: parsed with mailparser; the From: header's
  * address must be a verified sender of the key's project (MAIL FROM was checked at its command); attachments
  * follow spec 8's rules; suppressed recipients are skipped as v1 does (cc/bcc dropped silently; no `to` left:
- * nothing is sent and the answer says so); then the attachments go to S3 and one `acceptSend` statement writes
- * the message, its activities, reply tokens and the outbox row. The caller answers 250 only after this resolves.
+ * nothing is sent and the answer says so); then the attachments go to S3 and one accept statement (group-committed
+ * with other connections' messages, as public-api's) writes the message, its activities, reply tokens and the
+ * outbox row. The caller answers 250 only after this resolves.
  *
  * A client that lost our 250 sends the same message again: the Message-ID, hashed and scoped to the project, is
  * `acceptSend`'s idempotency key, so the retry replays the first answer instead of sending twice.
@@ -83,9 +84,6 @@ export async function acceptSmtpMessage(deps: RelayDeps, msg: SmtpMessage): Prom
   );
   const { projectId, mode } = msg.auth;
   const requested = splitRecipients(msg.recipients, { to: emails(parsed.to), cc: emails(parsed.cc) });
-  const lists = await checkSenderAndFilter(deps.db, projectId, from.address, requested);
-  if (lists.to.length === 0) return { kind: "suppressed", ...lists.skipped[0]! };
-
   const subject = noNul(parsed.subject ?? "");
   const idempotency = parsed.messageId
     ? {
@@ -94,45 +92,69 @@ export async function acceptSmtpMessage(deps: RelayDeps, msg: SmtpMessage): Prom
         fingerprint: sha256(JSON.stringify([from.address, [...msg.recipients].sort(), subject])),
       }
     : null;
-  const emailMessageId = timeOrderedUuid();
-  const stored = await storeAttachments(deps.attachments, checked, `${projectId}/${emailMessageId}`);
-  const result = await acceptSend(
-    deps.db,
-    {
+  const content = {
+    projectId,
+    isTest: mode === "test",
+    counted: mode === "live",
+    source: "smtp",
+    emailType: "transactional",
+    lane: "transactional",
+    fromEmail: from.address,
+    fromName: noNul(from.name) || null,
+    subject,
+    html: noNul(parsed.html || parsed.textAsHtml || ""),
+    text: noNul(parsed.text ?? null),
+    headers: keptHeaders(parsed.headerLines.map((h) => ({ key: h.key, line: noNul(h.line) }))),
+    templateId: null,
+    campaignId: null,
+    automationRunId: null,
+    replyTokens: true,
+    enqueue: true,
+    ...(msg.sessionId ? { correlationId: msg.sessionId } : {}),
+  } as const;
+  const accept = async (lists: SuppressionOutcome, gates?: { sender: string; addresses: string[] }) => {
+    const emailMessageId = timeOrderedUuid();
+    const stored = await storeAttachments(deps.attachments, checked, `${projectId}/${emailMessageId}`);
+    const result = await deps.accepts.submit({
+      ...content,
       emailMessageId,
-      projectId,
-      isTest: mode === "test",
-      counted: mode === "live",
-      source: "smtp",
-      emailType: "transactional",
-      lane: "transactional",
-      fromEmail: from.address,
-      fromName: noNul(from.name) || null,
-      subject,
-      html: noNul(parsed.html || parsed.textAsHtml || ""),
-      text: noNul(parsed.text ?? null),
       cc: lists.cc,
       bcc: lists.bcc,
-      headers: keptHeaders(parsed.headerLines.map((h) => ({ key: h.key, line: noNul(h.line) }))),
       attachments: stored,
-      templateId: null,
-      campaignId: null,
-      automationRunId: null,
       recipients: lists.to,
-      replyTokens: true,
-      enqueue: true,
+      ...(gates ? { gates } : {}),
       ...(idempotency
         ? { idempotency: { ...idempotency, response: { status: 250, body: { email_id: emailMessageId } } } }
         : {}),
-      ...(msg.sessionId ? { correlationId: msg.sessionId } : {}),
-    },
-    deps.outbox.handoff,
-  );
+    });
+    return { result, emailMessageId };
+  };
+
+  // The usual message (the From: sender verified, no recipient suppressed) costs one statement, shared with the
+  // messages of other connections: the From: check and the suppressions ride inside the accept (`gates`). When
+  // they refuse, nothing was written, and the checks made on their own say why (550 for the sender, or the lists
+  // without the suppressed addresses). A message with attachments is checked first: its attachments go to S3
+  // before the accept, which must never happen for a sender that is refused.
+  let outcome: Awaited<ReturnType<typeof accept>> | null = null;
+  if (checked.length === 0) {
+    const { to, cc, bcc } = requested;
+    outcome = await accept(
+      { to: [...to], cc: [...cc], bcc: [...bcc], skipped: [] },
+      { sender: from.address, addresses: [...to, ...cc, ...bcc] },
+    );
+    if (outcome.result.kind === "gates_refused") outcome = null;
+  }
+  if (!outcome) {
+    const lists = await checkSenderAndFilter(deps.db, projectId, from.address, requested);
+    if (lists.to.length === 0) return { kind: "suppressed", ...lists.skipped[0]! };
+    outcome = await accept(lists);
+  }
+  const { result, emailMessageId } = outcome;
   if (result.kind === "replay") {
     const body = result.response.body as { email_id?: string } | null;
     return { kind: "replayed", emailMessageId: body?.email_id ?? null };
   }
-  // No `gates` were given: the checks ran above, so the statement cannot refuse on them.
+  // Without `gates` (the checks ran above) the statement cannot refuse on them.
   if (result.kind !== "accepted") throw new Error("unreachable: accept without gates was refused");
   if (!result.outboxHanded) deps.outbox.kick();
   return { kind: "queued", activityIds: result.activities.map((a) => a.id), emailMessageId };
