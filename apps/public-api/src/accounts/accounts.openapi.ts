@@ -2,9 +2,9 @@ import type { z } from "zod";
 import { listAuditQuery } from "../audit/audit.routes";
 import { acceptInvitationSchema, inviteSchema } from "../invitations/invitations.routes";
 import { createUserSchema, putMemberSchema, setPasswordSchema, signInSchema } from "./accounts.routes";
+import { type Ok } from "../docs/openapi-parts";
 
 type Json = (schema: z.ZodType) => unknown;
-type Ok = (description: string) => { description: string };
 
 const id = (name: string) => ({
   name,

@@ -1,9 +1,9 @@
 import type { z } from "zod";
 import { campaignCreateSchema, campaignTestSendSchema, campaignUpdateSchema } from "@emailsvc/contracts";
 import { warmupSchema } from "./admin-campaigns.routes";
+import { type Ok } from "../docs/openapi-parts";
 
 type Json = (schema: z.ZodType) => unknown;
-type Ok = (description: string) => { description: string };
 
 const id = (name: string, format?: string) => ({
   name,

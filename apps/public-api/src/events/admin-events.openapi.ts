@@ -1,21 +1,7 @@
-import type { z } from "zod";
 import { listEventsQuery } from "@emailsvc/contracts";
+import { type Ok, projectIdParam, queryParams } from "../docs/openapi-parts";
 
-type Ok = (description: string) => { description: string };
-const projectId = {
-  name: "projectId",
-  in: "path",
-  required: true,
-  schema: { type: "string", format: "uuid" },
-};
-
-const queryParams = (schema: z.ZodObject) =>
-  Object.keys(schema.shape).map((name) => ({
-    name,
-    in: "query",
-    required: false,
-    schema: { type: "string" },
-  }));
+const projectId = projectIdParam;
 
 /** The events listing of the admin API, for adminOpenApi. */
 export function eventPaths(ok: Ok) {

@@ -1,8 +1,8 @@
 import type { z } from "zod";
 import { IMPORT_STATUSES, importOptionsSchema } from "@emailsvc/contracts";
+import { type Ok } from "../docs/openapi-parts";
 
 type Json = (schema: z.ZodType) => unknown;
-type Ok = (description: string) => { description: string };
 
 const path = (name: string) => ({
   name,

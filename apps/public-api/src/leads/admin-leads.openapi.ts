@@ -1,15 +1,7 @@
-import type { z } from "zod";
 import { leadTagsSchema, leadTimelineQuery, leadUpdateSchema, listLeadsQuery } from "@emailsvc/contracts";
+import { type Json, type Ok, projectIdParam, queryParams } from "../docs/openapi-parts";
 
-type Json = (schema: z.ZodType) => { content: { "application/json": { schema: unknown } } };
-type Ok = (description: string) => { description: string };
-
-const projectId = {
-  name: "projectId",
-  in: "path",
-  required: true,
-  schema: { type: "string", format: "uuid" },
-};
+const projectId = projectIdParam;
 const leadId = {
   name: "leadId",
   in: "path",
@@ -17,14 +9,6 @@ const leadId = {
   description: "the lead's id, or its email",
   schema: { type: "string" },
 };
-
-const queryParams = (schema: z.ZodObject) =>
-  Object.keys(schema.shape).map((name) => ({
-    name,
-    in: "query",
-    required: false,
-    schema: { type: "string" },
-  }));
 
 /** The leads routes of the admin API, for adminOpenApi. */
 export function leadPaths(json: Json, ok: Ok) {

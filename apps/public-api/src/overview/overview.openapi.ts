@@ -1,6 +1,5 @@
 import { OVERVIEW_RANGES } from "./get-overview";
-
-type Ok = (description: string) => { description: string };
+import { type Ok } from "../docs/openapi-parts";
 
 /** The overview route, for adminOpenApi. */
 export function overviewPaths(ok: Ok) {

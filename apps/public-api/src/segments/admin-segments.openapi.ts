@@ -1,15 +1,7 @@
-import type { z } from "zod";
 import { createSegmentSchema, segmentPreviewSchema } from "@emailsvc/contracts";
+import { type Json, type Ok, projectIdParam } from "../docs/openapi-parts";
 
-type Json = (schema: z.ZodType) => { content: { "application/json": { schema: unknown } } };
-type Ok = (description: string) => { description: string };
-
-const projectId = {
-  name: "projectId",
-  in: "path",
-  required: true,
-  schema: { type: "string", format: "uuid" },
-};
+const projectId = projectIdParam;
 
 /** The segment routes of the admin API, for adminOpenApi. */
 export function segmentPaths(json: Json, ok: Ok) {

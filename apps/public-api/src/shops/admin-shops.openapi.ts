@@ -1,8 +1,8 @@
 import type { z } from "zod";
 import { connectShopSchema, rotateShopSecretSchema, updateShopSchema } from "@emailsvc/contracts";
+import { type Ok } from "../docs/openapi-parts";
 
 type Json = (schema: z.ZodType) => unknown;
-type Ok = (description: string) => { description: string };
 
 const id = (name: string) => ({
   name,
